@@ -1,0 +1,43 @@
+/**
+ * The contract every input format implements. A format is sniffed by content (never by file
+ * name) with a cheap function that loads no parser; the parser itself is imported lazily, so
+ * a run pays Chevrotain's start-up only for the formats present.
+ */
+import type { Diagnostic } from './source.js';
+
+export type FormatId =
+  | 'iptables-save'
+  | 'ipset-list'
+  | 'ipset-save'
+  | 'ipvsadm'
+  | 'ip-route'
+  | 'ip-route-json'
+  | 'ip-addr'
+  | 'ip-addr-json'
+  | 'sysctl'
+  | 'nft'
+  | 'nft-json';
+
+export interface ParsedInput<T = unknown> {
+  readonly format: FormatId;
+  readonly file: string;
+  readonly data: T;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Human-meaningful counts for `kpx inspect` (tables, chains, rules, sets, members, …). */
+  readonly counts: Readonly<Record<string, number>>;
+}
+
+export interface FormatSniffer {
+  readonly id: FormatId;
+  /**
+   * How sure we are that these (first ~200, already BOM/CRLF-normalised) lines are this
+   * format: 0 = not at all, 1 = certain. Must not load a parser.
+   */
+  sniff(lines: readonly string[]): number;
+}
+
+export interface FormatParser<T = unknown> {
+  readonly id: FormatId;
+  /** Never throws on user input: problems become diagnostics. */
+  parse(text: string, file: string): ParsedInput<T>;
+}

@@ -1,0 +1,114 @@
+/**
+ * Tokens of one iptables-save / iptables-restore line (FORMATS.md §1).
+ *
+ * Speed: the lexer knows only a handful of token shapes (so each character position tries
+ * one or two patterns), and every option is lexed as one `OptionWord`. `refineOptions()`
+ * then gives each option its exact type (`-A`, `--source`, …) with one map lookup — the
+ * keyword-by-lookup approach, instead of two dozen option regexes tried in turn.
+ * The option pattern ends with `(?![^\s])` so `-s` does not match the start of `-set`.
+ */
+import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
+
+const END = '(?![^\\s])';
+
+const WORD_START: string[] = [];
+for (let c = 0x23; c <= 0x7e; c++) WORD_START.push(String.fromCharCode(c));
+for (let c = 0xa1; c <= 0xff; c++) WORD_START.push(String.fromCharCode(c));
+
+/** Every token is an acceptable argument where iptables' getopt takes "the next word whatever it is". */
+export const AnyArg = createToken({ name: 'AnyArg', pattern: Lexer.NA });
+
+export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED, start_chars_hint: [' ', '\t'] });
+
+/** Tokens that can be an option's argument (everything but options and `!`). */
+export const ArgLike = createToken({ name: 'ArgLike', pattern: Lexer.NA });
+
+export const Counters = createToken({ name: 'Counters', pattern: /\[\d+:\d+\]/, categories: [AnyArg, ArgLike], start_chars_hint: ['['] });
+export const Bang = createToken({ name: 'Bang', pattern: /!/, categories: [AnyArg] });
+export const QuotedString = createToken({ name: 'QuotedString', pattern: /"(?:[^"\\]|\\.)*"/, categories: [AnyArg, ArgLike], start_chars_hint: ['"'] });
+/** A quote that never closes: a truncated line. Kept so the diagnostic can say so. */
+export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\]|\\.)*\\?/, categories: [AnyArg, ArgLike], start_chars_hint: ['"'] });
+export const TableHeader = createToken({ name: 'TableHeader', pattern: /\*\S+/, categories: [AnyArg, ArgLike], start_chars_hint: ['*'] });
+export const ChainDecl = createToken({ name: 'ChainDecl', pattern: /:\S+/, categories: [AnyArg, ArgLike], start_chars_hint: [':'] });
+
+/** Exact option spelling → its token type, filled by option(). */
+const OPTION_TYPES = new Map<string, TokenType>();
+
+function option(name: string, spellings: string[], category?: TokenType): TokenType {
+  const t = createToken({ name, pattern: Lexer.NA, categories: category ? [AnyArg, category] : [AnyArg] });
+  for (const s of spellings) OPTION_TYPES.set(s, t);
+  return t;
+}
+
+/** Commands (the first word of a rule/restore line). */
+/** Restore-style chain commands (`-N`, `-X`, `-F`, `-Z`, `-P`). */
+export const ChainCmd = createToken({ name: 'ChainCmd', pattern: Lexer.NA });
+export const Append = option('Append', ['-A', '--append']);
+export const Insert = option('Insert', ['-I', '--insert']);
+export const Delete = option('Delete', ['-D', '--delete']);
+export const Replace = option('Replace', ['-R', '--replace']);
+export const NewChain = option('NewChain', ['-N', '--new-chain'], ChainCmd);
+export const DeleteChain = option('DeleteChain', ['-X', '--delete-chain'], ChainCmd);
+export const Flush = option('Flush', ['-F', '--flush'], ChainCmd);
+export const Zero = option('Zero', ['-Z', '--zero'], ChainCmd);
+export const Policy = option('Policy', ['-P', '--policy'], ChainCmd);
+
+/** Generic rule options that take one argument (iptables(8) PARAMETERS). */
+export const GenericWithArg = createToken({ name: 'GenericWithArg', pattern: Lexer.NA });
+export const Source = option('Source', ['-s', '--source', '--src'], GenericWithArg);
+export const Destination = option('Destination', ['-d', '--destination', '--dst'], GenericWithArg);
+export const InInterface = option('InInterface', ['-i', '--in-interface'], GenericWithArg);
+export const OutInterface = option('OutInterface', ['-o', '--out-interface'], GenericWithArg);
+export const Protocol = option('Protocol', ['-p', '--protocol'], GenericWithArg);
+/** Generic flags without argument. */
+export const GenericFlag = createToken({ name: 'GenericFlag', pattern: Lexer.NA });
+export const Fragment = option('Fragment', ['-f', '--fragment'], GenericFlag);
+export const Ipv4Flag = option('Ipv4Flag', ['-4', '--ipv4'], GenericFlag);
+export const Ipv6Flag = option('Ipv6Flag', ['-6', '--ipv6'], GenericFlag);
+export const SetCounters = option('SetCounters', ['-c', '--set-counters']);
+
+export const MatchOpt = option('MatchOpt', ['-m', '--match']);
+export const Jump = option('Jump', ['-j', '--jump']);
+export const Goto = option('Goto', ['-g', '--goto']);
+
+export const LongOption = createToken({ name: 'LongOption', pattern: Lexer.NA, categories: [AnyArg] });
+export const ShortOption = createToken({ name: 'ShortOption', pattern: Lexer.NA, categories: [AnyArg] });
+/** What the lexer produces for every option; refineOptions() replaces it. */
+export const OptionWord = createToken({ name: 'OptionWord', pattern: new RegExp(`(?:--[A-Za-z0-9][\\w.-]*|-[A-Za-z0-9])${END}`), start_chars_hint: ['-'] });
+
+export const Commit = createToken({ name: 'Commit', pattern: /COMMIT(?![^\s])/, categories: [AnyArg, ArgLike], start_chars_hint: ['C'] });
+/** Any other run of non-blank characters: chain names, addresses, numbers, bare strings. */
+export const Word = createToken({
+  name: 'Word',
+  pattern: /[^\s"!][^\s"]*/,
+  categories: [AnyArg, ArgLike],
+  // A complement set cannot be analysed by Chevrotain; name the possible first characters
+  // (printable ASCII and Latin-1 but `"` and `!`) so the first-char optimisation stays on.
+  start_chars_hint: WORD_START,
+});
+
+/** What the lexer tries, in order (first match wins; each first character has one or two candidates). */
+export const lexedTokens: TokenType[] = [WhiteSpace, Counters, Bang, QuotedString, UnterminatedString, TableHeader, ChainDecl, OptionWord, Commit, Word];
+
+/** The parser's vocabulary: the lexed shapes, the refined option types and the categories. */
+export const allTokens: TokenType[] = [
+  ...lexedTokens,
+  Append, Insert, Delete, Replace, NewChain, DeleteChain, Flush, Zero, Policy,
+  Source, Destination, InInterface, OutInterface, Protocol,
+  Fragment, Ipv4Flag, Ipv6Flag, SetCounters,
+  MatchOpt, Jump, Goto,
+  LongOption,
+  ShortOption,
+  AnyArg, ArgLike, ChainCmd, GenericWithArg, GenericFlag,
+];
+
+/** Give each OptionWord its exact type, in place. */
+export function refineOptions(tokens: IToken[]): void {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.tokenType !== OptionWord) continue;
+    const type = OPTION_TYPES.get(t.image) ?? (t.image.charCodeAt(1) === 45 /* - */ ? LongOption : ShortOption);
+    t.tokenType = type;
+    t.tokenTypeIdx = type.tokenTypeIdx!;
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * The typed reading of one rule's syntax: what it matches and what it does.
+ * Unknown modules and options are kept as `unsupported` matches (never dropped, never guessed).
+ */
+import { unquote, type OptionSyntax, type RuleItem } from '../../grammars/iptables-save/syntax.js';
+import { parseCidr } from '../model/addr.js';
+import type { Match, NatTo, PortRange, Target } from '../model/netfilter.js';
+
+const PROTOCOL_NUMBERS: Record<string, string> = { '1': 'icmp', '6': 'tcp', '17': 'udp', '132': 'sctp', '58': 'ipv6-icmp', '33': 'dccp', '136': 'udplite' };
+
+export function normalizeProtocol(p: string): string {
+  const lower = p.toLowerCase();
+  return PROTOCOL_NUMBERS[lower] ?? (lower === 'icmpv6' ? 'ipv6-icmp' : lower);
+}
+
+const PORT_MODULES = new Set(['tcp', 'udp', 'sctp', 'dccp', 'udplite']);
+
+/** Modules kpx knows by name but does not evaluate; a packet's fate under them is "unknown". */
+const KNOWN_UNDECIDABLE = new Set([
+  'limit', 'hashlimit', 'connlimit', 'owner', 'time', 'length', 'ttl', 'hl', 'pkttype', 'mac', 'dscp', 'tos', 'ecn',
+  'helper', 'policy', 'u32', 'string', 'rpfilter', 'ipvs', 'cgroup', 'bpf', 'devgroup', 'cpu', 'quota', 'nfacct',
+  'rateest', 'realm', 'cluster', 'connbytes', 'connlabel', 'esp', 'ah', 'ipcomp', 'osf', 'tcpmss', 'frag', 'hbh',
+  'dst', 'rt', 'mh', 'ipv6header', 'eui64', 'srh', 'state', 'conntrack', 'set', 'icmp6', 'sctp', 'dccp', 'multiport',
+]);
+
+const TERMINATING_EXTENSIONS = new Set(['TPROXY', 'NETMAP', 'SYNPROXY', 'NFQUEUE', 'REDIRECT', 'DNAT', 'SNAT', 'MASQUERADE', 'REJECT', 'QUEUE', 'CLUSTERIP']);
+
+function parsePortRange(text: string): PortRange | undefined {
+  const m = /^(\d*)(?::(\d*))?$/.exec(text);
+  if (!m) return undefined;
+  if (m[2] === undefined) {
+    if (m[1] === '') return undefined;
+    const p = Number(m[1]);
+    return p <= 65535 ? { from: p, to: p } : undefined;
+  }
+  const from = m[1] === '' ? 0 : Number(m[1]);
+  const to = m[2] === '' ? 65535 : Number(m[2]);
+  return from <= to && to <= 65535 ? { from, to } : undefined;
+}
+
+function parsePortList(text: string): PortRange[] | undefined {
+  const out: PortRange[] = [];
+  for (const part of text.split(',')) {
+    const r = parsePortRange(part);
+    if (!r) return undefined;
+    out.push(r);
+  }
+  return out;
+}
+
+function parseNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = text.startsWith('0x') || text.startsWith('0X') ? parseInt(text, 16) : Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** `VALUE[/MASK]` as iptables prints marks. */
+function parseMark(text: string): { value: number; mask: number } | undefined {
+  const [v, m] = text.split('/');
+  const value = parseNumber(v);
+  const mask = m === undefined ? 0xffffffff : parseNumber(m);
+  if (value === undefined || mask === undefined) return undefined;
+  return { value: value >>> 0, mask: mask >>> 0 };
+}
+
+/** DNAT/SNAT `--to-destination` forms: `1.2.3.4`, `1.2.3.4:80`, `1.2.3.4-1.2.3.9:80-90`, `[v6]:53`, `:80`. */
+export function parseNatTo(text: string): NatTo {
+  let host = text;
+  let ports: string | undefined;
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']');
+    host = text.slice(1, close < 0 ? undefined : close);
+    const rest = close < 0 ? '' : text.slice(close + 1);
+    if (rest.startsWith(':')) ports = rest.slice(1);
+  } else if ((text.match(/:/g) ?? []).length === 1) {
+    const i = text.indexOf(':');
+    host = text.slice(0, i);
+    ports = text.slice(i + 1);
+  }
+  const [ip, ipEnd] = host.split('-');
+  const out: { -readonly [K in keyof NatTo]: NatTo[K] } = { text };
+  if (ip) out.ip = ip;
+  if (ipEnd) out.ipEnd = ipEnd;
+  if (ports !== undefined) {
+    const pm = /^(\d+)(?:-(\d+))?/.exec(ports);
+    if (pm) {
+      out.port = Number(pm[1]);
+      if (pm[2] !== undefined) out.portEnd = Number(pm[2]);
+    }
+  }
+  return out;
+}
+
+function optionText(o: OptionSyntax): string {
+  return `${o.negated ? '! ' : ''}${o.name}${o.args.length ? ' ' + o.args.join(' ') : ''}`;
+}
+
+function unsupported(module: string, o: OptionSyntax | undefined, known: boolean): Match {
+  return { kind: 'unsupported', module, text: o ? optionText(o) : `-m ${module}`, known };
+}
+
+function interpretModule(module: string, options: readonly OptionSyntax[], out: Match[], comments: string[]): void {
+  const mod = module.toLowerCase();
+  switch (mod) {
+    case 'comment':
+      for (const o of options) {
+        if (o.name === '--comment' && o.args.length === 1) {
+          const text = unquote(o.args[0]);
+          comments.push(text);
+          out.push({ kind: 'comment', text });
+        } else out.push(unsupported(mod, o, true));
+      }
+      return;
+    case 'statistic': {
+      let mode: string | undefined;
+      let probability: number | undefined;
+      let every: number | undefined;
+      let packet = 0;
+      let negated = false;
+      for (const o of options) {
+        if (o.name === '--mode') mode = o.args[0];
+        else if (o.name === '--probability') {
+          probability = Number(o.args[0]);
+          negated ||= o.negated;
+        } else if (o.name === '--every') {
+          every = Number(o.args[0]);
+          negated ||= o.negated;
+        } else if (o.name === '--packet') packet = Number(o.args[0]);
+        else out.push(unsupported(mod, o, true));
+      }
+      if (mode === 'random' && probability !== undefined && Number.isFinite(probability)) out.push({ kind: 'statistic', mode: 'random', probability, negated });
+      else if (mode === 'nth' && every !== undefined && every > 0) out.push({ kind: 'statistic', mode: 'nth', every, packet, negated });
+      else out.push({ kind: 'unsupported', module: mod, text: options.map(optionText).join(' '), known: true });
+      return;
+    }
+    case 'recent': {
+      let op: 'set' | 'rcheck' | 'update' | 'remove' | undefined;
+      let negated = false;
+      let name = 'DEFAULT';
+      let seconds: number | undefined;
+      let hitcount: number | undefined;
+      let reap = false;
+      let side: 'rsource' | 'rdest' = 'rsource';
+      for (const o of options) {
+        switch (o.name) {
+          case '--set':
+          case '--rcheck':
+          case '--update':
+          case '--remove':
+            op = o.name.slice(2) as typeof op;
+            negated = o.negated;
+            break;
+          case '--name':
+            name = unquote(o.args[0] ?? name);
+            break;
+          case '--seconds':
+            seconds = Number(o.args[0]);
+            break;
+          case '--hitcount':
+            hitcount = Number(o.args[0]);
+            break;
+          case '--reap':
+            reap = true;
+            break;
+          case '--rsource':
+          case '--rdest':
+            side = o.name.slice(2) as typeof side;
+            break;
+          case '--mask':
+          case '--rttl':
+            break;
+          default:
+            out.push(unsupported(mod, o, true));
+        }
+      }
+      if (op) {
+        const m: { -readonly [K in keyof Extract<Match, { kind: 'recent' }>]: Extract<Match, { kind: 'recent' }>[K] } = { kind: 'recent', op, negated, name, reap, side };
+        if (seconds !== undefined) m.seconds = seconds;
+        if (hitcount !== undefined) m.hitcount = hitcount;
+        out.push(m);
+      } else out.push({ kind: 'unsupported', module: mod, text: options.map(optionText).join(' '), known: true });
+      return;
+    }
+    case 'addrtype': {
+      let limitIface: 'in' | 'out' | undefined;
+      for (const o of options) if (o.name === '--limit-iface-in') limitIface = 'in';
+      for (const o of options) if (o.name === '--limit-iface-out') limitIface = 'out';
+      for (const o of options) {
+        if (o.name === '--src-type' || o.name === '--dst-type') {
+          const types = (o.args[0] ?? '').split(',').filter(Boolean);
+          out.push({ kind: 'addrtype', dir: o.name === '--src-type' ? 'src' : 'dst', negated: o.negated, types, ...(limitIface ? { limitIface } : {}) });
+        } else if (o.name !== '--limit-iface-in' && o.name !== '--limit-iface-out') out.push(unsupported(mod, o, true));
+      }
+      return;
+    }
+    case 'conntrack':
+    case 'state':
+      for (const o of options) {
+        if ((o.name === '--ctstate' || o.name === '--state') && o.args.length === 1) {
+          out.push({ kind: 'ctstate', negated: o.negated, states: o.args[0].split(',') });
+        } else out.push(unsupported(mod, o, true));
+      }
+      return;
+    case 'mark':
+    case 'connmark':
+      for (const o of options) {
+        const m = o.name === '--mark' && o.args.length === 1 ? parseMark(o.args[0]) : undefined;
+        if (m) out.push({ kind: 'mark', connmark: mod === 'connmark', negated: o.negated, ...m });
+        else out.push(unsupported(mod, o, true));
+      }
+      return;
+    case 'set':
+      for (const o of options) {
+        if ((o.name === '--match-set' || o.name === '--set') && o.args.length === 2) {
+          const flags = o.args[1].split(',').filter((f): f is 'src' | 'dst' => f === 'src' || f === 'dst');
+          out.push({ kind: 'set', negated: o.negated, name: unquote(o.args[0]), flags });
+        } else if (o.name === '--update-counters' || o.name === '--update-subcounters' || o.name === '--return-nomatch') {
+          // These change counters or the nomatch verdict's bookkeeping, not whether a fresh packet matches.
+        } else out.push(unsupported(mod, o, true));
+      }
+      return;
+    case 'multiport':
+      for (const o of options) {
+        const dir = o.name === '--dports' || o.name === '--destination-ports' ? 'dst' : o.name === '--sports' || o.name === '--source-ports' ? 'src' : o.name === '--ports' ? 'any' : undefined;
+        const ranges = o.args.length === 1 ? parsePortList(o.args[0]) : undefined;
+        if (dir && ranges) out.push({ kind: 'port', module: mod, dir, negated: o.negated, ranges });
+        else out.push(unsupported(mod, o, true));
+      }
+      return;
+    case 'physdev':
+      for (const o of options) out.push({ kind: 'physdev', option: o.name, negated: o.negated, ...(o.args[0] !== undefined ? { value: o.args[0] } : {}) });
+      return;
+    case 'socket':
+      out.push({ kind: 'socket', options: options.map(optionText) });
+      return;
+    case 'icmp':
+    case 'icmp6':
+      for (const o of options) {
+        if ((o.name === '--icmp-type' || o.name === '--icmpv6-type') && o.args.length === 1) out.push({ kind: 'icmp', negated: o.negated, type: o.args[0] });
+        else out.push(unsupported(mod, o, true));
+      }
+      return;
+    case 'iprange':
+      for (const o of options) {
+        const [from, to] = (o.args[0] ?? '').split('-');
+        if ((o.name === '--src-range' || o.name === '--dst-range') && from && to) {
+          out.push({ kind: 'iprange', dir: o.name === '--src-range' ? 'src' : 'dst', negated: o.negated, from, to });
+        } else out.push(unsupported(mod, o, true));
+      }
+      return;
+  }
+  if (PORT_MODULES.has(mod) || mod === '') {
+    for (const o of options) {
+      const dir =
+        o.name === '--dport' || o.name === '--destination-port' ? 'dst' : o.name === '--sport' || o.name === '--source-port' ? 'src' : undefined;
+      const range = dir && o.args.length === 1 ? parsePortRange(o.args[0]) : undefined;
+      if (dir && range) out.push({ kind: 'port', module: mod, dir, negated: o.negated, ranges: [range] });
+      else if (o.name === '--tcp-flags' && o.args.length === 2) out.push({ kind: 'tcp-flags', negated: o.negated, mask: o.args[0].split(','), comp: o.args[1].split(',') });
+      else if (o.name === '--syn') out.push({ kind: 'tcp-flags', negated: o.negated, mask: ['FIN', 'SYN', 'RST', 'ACK'], comp: ['SYN'] });
+      else out.push(unsupported(mod, o, true));
+    }
+    return;
+  }
+  const known = KNOWN_UNDECIDABLE.has(mod);
+  if (options.length === 0) out.push(unsupported(mod, undefined, known));
+  else out.push({ kind: 'unsupported', module: mod, text: `-m ${module} ${options.map(optionText).join(' ')}`, known });
+}
+
+function interpretTarget(name: string, options: readonly OptionSyntax[], goto: boolean, isChain: (n: string) => boolean): Target {
+  if (isChain(name)) return { kind: goto ? 'goto' : 'jump', chain: name };
+  const opt = (n: string) => options.find((o) => o.name === n);
+  const has = (n: string) => options.some((o) => o.name === n);
+  switch (name) {
+    case 'ACCEPT':
+      return { kind: 'accept' };
+    case 'DROP':
+      return { kind: 'drop' };
+    case 'RETURN':
+      return { kind: 'return' };
+    case 'QUEUE':
+      return { kind: 'queue' };
+    case 'REJECT': {
+      const w = opt('--reject-with')?.args[0];
+      return w ? { kind: 'reject', with: w } : { kind: 'reject' };
+    }
+    case 'DNAT':
+      return {
+        kind: 'dnat',
+        to: options.filter((o) => o.name === '--to-destination' || o.name === '--to').map((o) => parseNatTo(o.args[0] ?? '')),
+        random: has('--random'),
+        persistent: has('--persistent'),
+      };
+    case 'SNAT':
+      return {
+        kind: 'snat',
+        to: options.filter((o) => o.name === '--to-source' || o.name === '--to').map((o) => parseNatTo(o.args[0] ?? '')),
+        random: has('--random'),
+        randomFully: has('--random-fully'),
+        persistent: has('--persistent'),
+      };
+    case 'MASQUERADE': {
+      const ports = opt('--to-ports')?.args[0];
+      return { kind: 'masquerade', randomFully: has('--random-fully'), random: has('--random'), ...(ports ? { toPorts: ports } : {}) };
+    }
+    case 'REDIRECT': {
+      const ports = opt('--to-ports')?.args[0];
+      return ports ? { kind: 'redirect', toPorts: ports } : { kind: 'redirect' };
+    }
+    case 'MARK':
+    case 'CONNMARK': {
+      const connmark = name === 'CONNMARK';
+      const x = opt('--set-xmark');
+      if (x) {
+        const m = parseMark(x.args[0] ?? '');
+        if (m) return { kind: 'mark', connmark, ...m };
+      }
+      const set = opt('--set-mark');
+      if (set) {
+        const m = parseMark(set.args[0] ?? '');
+        if (m) return { kind: 'mark', connmark, value: m.value, mask: (m.mask | m.value) >>> 0 };
+      }
+      const or = opt('--or-mark');
+      if (or) {
+        const v = parseNumber(or.args[0]);
+        if (v !== undefined) return { kind: 'mark', connmark, value: v >>> 0, mask: v >>> 0 };
+      }
+      const and = opt('--and-mark');
+      if (and) {
+        const v = parseNumber(and.args[0]);
+        if (v !== undefined) return { kind: 'mark', connmark, value: 0, mask: ~v >>> 0 };
+      }
+      const xor = opt('--xor-mark');
+      if (xor) {
+        const v = parseNumber(xor.args[0]);
+        if (v !== undefined) return { kind: 'mark', connmark, value: v >>> 0, mask: 0 };
+      }
+      return { kind: 'extension', name, terminating: false };
+    }
+    case 'LOG':
+    case 'NFLOG':
+    case 'ULOG': {
+      const p = opt('--log-prefix') ?? opt('--nflog-prefix') ?? opt('--ulog-prefix');
+      return p ? { kind: 'log', prefix: unquote(p.args[0] ?? '') } : { kind: 'log' };
+    }
+  }
+  return { kind: 'extension', name, terminating: TERMINATING_EXTENSIONS.has(name) };
+}
+
+export interface RuleMeaning {
+  readonly matches: Match[];
+  readonly target?: Target;
+  readonly comments: string[];
+}
+
+/** Is this target name something other than a chain (a built-in verdict or an extension)? */
+export function looksLikeExtensionTarget(name: string): boolean {
+  return /^[A-Z][A-Z0-9_]*$/.test(name) && (TERMINATING_EXTENSIONS.has(name) || NON_CHAIN_TARGETS.has(name));
+}
+
+const NON_CHAIN_TARGETS = new Set([
+  'ACCEPT', 'DROP', 'RETURN', 'QUEUE', 'REJECT', 'MARK', 'CONNMARK', 'LOG', 'NFLOG', 'ULOG', 'TRACE', 'CT', 'NOTRACK',
+  'TCPMSS', 'CHECKSUM', 'CLASSIFY', 'DSCP', 'TOS', 'TTL', 'HL', 'ECN', 'SECMARK', 'CONNSECMARK', 'SET', 'AUDIT',
+  'IDLETIMER', 'LED', 'RATEEST', 'HMARK', 'TEE', 'TCPOPTSTRIP', 'DNPT', 'SNPT',
+]);
+
+export function interpretRule(items: readonly RuleItem[], isChain: (name: string) => boolean): RuleMeaning {
+  const matches: Match[] = [];
+  const comments: string[] = [];
+  let target: Target | undefined;
+  let protocol: string | undefined;
+  for (const item of items) {
+    switch (item.kind) {
+      case 'generic': {
+        const arg = item.args[0] ?? '';
+        switch (item.option) {
+          case 'source':
+          case 'destination': {
+            const cidr = parseCidr(arg);
+            const dir = item.option === 'source' ? 'src' : 'dst';
+            matches.push(cidr ? { kind: 'address', dir, negated: item.negated, text: arg, cidr } : { kind: 'address', dir, negated: item.negated, text: arg });
+            break;
+          }
+          case 'in-interface':
+          case 'out-interface':
+            matches.push({ kind: 'interface', dir: item.option === 'in-interface' ? 'in' : 'out', negated: item.negated, name: arg });
+            break;
+          case 'protocol': {
+            const p = normalizeProtocol(arg);
+            if (!(p === 'all' || p === '0') || item.negated) {
+              protocol = p;
+              matches.push({ kind: 'protocol', negated: item.negated, protocol: p });
+            }
+            break;
+          }
+          case 'fragment':
+            matches.push({ kind: 'fragment', negated: item.negated });
+            break;
+          case 'ipv4':
+          case 'ipv6':
+            break;
+          default:
+            matches.push({ kind: 'unsupported', module: '', text: `${item.negated ? '! ' : ''}${item.spelled} ${item.args.join(' ')}`.trim(), known: false });
+        }
+        break;
+      }
+      case 'match':
+        interpretModule(item.module === '' ? (protocol ?? '') : item.module, item.options, matches, comments);
+        break;
+      case 'target':
+        target = interpretTarget(item.name, item.options, item.goto, isChain);
+        break;
+      case 'set-counters':
+        break;
+    }
+  }
+  return target ? { matches, target, comments } : { matches, comments };
+}

@@ -1,0 +1,246 @@
+/**
+ * iptables-save document → Ruleset. Applies restore semantics where input is restore-style
+ * (`-N`, `-P`, `-I`), keeps every line: what is not a table/chain/rule goes to comments,
+ * commands, noise or unsupported, each with its line.
+ */
+import { parseIptablesSave, type LineSyntax } from '../../grammars/iptables-save/index.js';
+import { diagnostic, type Diagnostic } from '../source/index.js';
+import type { FormatParser, ParsedInput } from '../load/format.js';
+import { BUILTIN_CHAINS, type Chain, type Counters, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
+import type { SaveComment } from '../../grammars/iptables-save/syntax.js';
+import { interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
+
+const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);
+
+/** The table a fragment's rules belong to: nat when they NAT or mark for masquerade, else filter. */
+function inferTableName(rules: readonly Extract<LineSyntax, { kind: 'rule' }>[]): string {
+  for (const r of rules) {
+    if (r.chain === 'POSTROUTING' || r.chain.startsWith('KUBE-SVC-') || r.chain.startsWith('KUBE-SEP-') || r.chain === 'KUBE-NODE-PORT') return 'nat';
+    for (const i of r.items) if (i.kind === 'target' && NAT_TARGETS.has(i.name)) return 'nat';
+  }
+  return 'filter';
+}
+
+interface MutableChain {
+  table: string;
+  name: string;
+  builtin: boolean;
+  policy?: string;
+  counters?: Counters;
+  line?: number;
+  rules: Rule[];
+}
+
+interface MutableTable {
+  name: string;
+  line: number;
+  endLine?: number;
+  committed: boolean;
+  implicit: boolean;
+  generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
+  chains: Map<string, MutableChain>;
+  pending: { syntax: Extract<LineSyntax, { kind: 'rule' }>; line: number; column: number; text: string }[];
+}
+
+const counters = (c: readonly [string, string] | undefined): Counters | undefined => (c ? { packets: c[0], bytes: c[1] } : undefined);
+
+export function extractIptablesSave(text: string, file: string): ParsedInput<Ruleset> {
+  const doc = parseIptablesSave(text, file);
+  const diagnostics: Diagnostic[] = [...doc.diagnostics];
+  const tables: MutableTable[] = [];
+  const headers: Extract<SaveComment, { kind: 'generated' }>[] = [];
+  const comments: { line: number; text: string }[] = [];
+  const commands: Ruleset['commands'][number][] = [];
+  const unsupported: Ruleset['unsupported'][number][] = [];
+  const noise: Ruleset['noise'][number][] = [];
+  const incompatibleTables: string[] = [];
+  let legacyTablesWarning = false;
+  let current: MutableTable | undefined;
+  let lastHeader: Extract<SaveComment, { kind: 'generated' }> | undefined;
+  let program: string | undefined;
+
+  const chainOf = (t: MutableTable, name: string): MutableChain => {
+    let c = t.chains.get(name);
+    if (!c) {
+      c = { table: t.name, name, builtin: (BUILTIN_CHAINS[t.name] ?? []).includes(name), rules: [] };
+      t.chains.set(name, c);
+    }
+    return c;
+  };
+
+  for (const e of doc.entries) {
+    switch (e.kind) {
+      case 'noise':
+        noise.push({ line: e.line, text: e.text, noise: e.noise });
+        continue;
+      case 'unsupported':
+        unsupported.push({ line: e.line, column: e.column, text: e.text, reason: e.reason });
+        continue;
+      case 'comment': {
+        const c = e.comment;
+        if (c.kind === 'generated') {
+          headers.push(c);
+          lastHeader = c;
+          program ??= c.program;
+        } else if (c.kind === 'legacy-tables-warning') legacyTablesWarning = true;
+        else if (c.kind === 'incompatible-table') incompatibleTables.push(c.table);
+        comments.push({ line: e.line, text: e.text });
+        continue;
+      }
+    }
+    const s = e.syntax;
+    if (s.kind === 'table') {
+      if (current && !current.committed) {
+        diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
+      }
+      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
+      lastHeader = undefined;
+      tables.push(current);
+      continue;
+    }
+    if (!current) {
+      // A fragment (rules pasted without `*table`): keep them in a table whose name is inferred below.
+      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: [] };
+      tables.push(current);
+    }
+    switch (s.kind) {
+      case 'chain': {
+        const c = chainOf(current, s.name);
+        if (c.line !== undefined) {
+          diagnostics.push(diagnostic('warning', 'extract/duplicate-chain', `chain ${s.name} is declared twice in table ${current.name} (first on line ${c.line})`, file, e.line, e.column));
+        }
+        c.line = e.line;
+        c.policy = s.policy;
+        const ct = counters(s.counters);
+        if (ct) c.counters = ct;
+        break;
+      }
+      case 'commit':
+        current.committed = true;
+        current.endLine = e.line;
+        break;
+      case 'rule':
+        current.pending.push({ syntax: s, line: e.line, column: e.column, text: e.text });
+        break;
+      case 'chain-command': {
+        commands.push({ line: e.line, command: s.command, spelled: s.spelled, table: current.name, args: s.args });
+        if (s.command === 'new-chain' && s.args[0]) {
+          const c = chainOf(current, s.args[0]);
+          c.line ??= e.line;
+          c.policy ??= '-';
+        } else if (s.command === 'policy' && s.args[0]) {
+          const c = chainOf(current, s.args[0]);
+          c.line ??= e.line;
+          if (s.args[1]) c.policy = s.args[1];
+        }
+        break;
+      }
+    }
+  }
+
+  for (const t of tables) {
+    if (!t.implicit) continue;
+    t.name = inferTableName(t.pending.map((p) => p.syntax));
+    for (const c of t.chains.values()) c.table = t.name;
+    diagnostics.push(
+      diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name} and does not require chain declarations`, file, t.line, 1),
+    );
+  }
+
+  // Rules are read once all chains of their table are known, so `-j NAME` is a jump exactly when NAME is a chain.
+  let ruleCount = 0;
+  for (const t of tables) {
+    // In a fragment, chains are known only by use: a target that is not an extension is a chain.
+    const isChain = t.implicit ? (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n) : (n: string) => t.chains.has(n);
+    for (const p of t.pending) {
+      const s = p.syntax;
+      const chain = t.chains.get(s.chain);
+      if (!t.implicit && (!chain || chain.line === undefined)) {
+        diagnostics.push(
+          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${s.chain}, which table ${t.name} does not declare (iptables-restore would reject it)`, file, p.line, p.column),
+        );
+      }
+      const c = chainOf(t, s.chain);
+      const meaning = interpretRule(s.items, isChain);
+      const ct = counters(s.counters);
+      let index = c.rules.length;
+      if (s.command === 'insert') {
+        const n = s.ruleNumber ? Number(s.ruleNumber) : 1;
+        index = Math.max(0, Math.min(c.rules.length, n - 1));
+      } else if (s.command !== 'append') {
+        commands.push({ line: p.line, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
+        diagnostics.push(diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, p.line, p.column));
+        continue;
+      }
+      const rule: Rule = {
+        table: t.name,
+        chain: s.chain,
+        index,
+        file,
+        line: p.line,
+        column: p.column,
+        raw: p.text,
+        items: s.items,
+        matches: meaning.matches,
+        comments: meaning.comments,
+        ...(meaning.comments.length ? { comment: meaning.comments[0] } : {}),
+        ...(meaning.target ? { target: meaning.target } : {}),
+        ...(ct ? { counters: ct } : {}),
+      };
+      if (index === c.rules.length) c.rules.push(rule);
+      else {
+        c.rules.splice(index, 0, rule);
+        c.rules.forEach((r, i) => ((r as { index: number }).index = i));
+      }
+      ruleCount++;
+    }
+    if (!t.committed && !t.implicit) {
+      diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
+    }
+  }
+
+  const frozenTables: Table[] = tables.map((t) => {
+    const chains: Chain[] = [...t.chains.values()];
+    const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
+    const table: Table = {
+      name: t.name,
+      file,
+      line: t.line,
+      committed: t.committed,
+      implicit: t.implicit,
+      chains,
+      chainsByName: byName,
+      ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
+      ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
+    };
+    return table;
+  });
+
+  const family = program?.startsWith('ip6') || hasIpv6Rules(frozenTables) ? 6 : 4;
+  const backend = headers.some((h) => h.backend === 'nf_tables') ? 'nf_tables' : headers.length > 0 ? 'legacy' : 'unknown';
+  const ruleset: Ruleset = {
+    file,
+    family,
+    backend,
+    tables: frozenTables,
+    headers,
+    legacyTablesWarning,
+    incompatibleTables,
+    comments,
+    commands,
+    unsupported,
+    noise,
+    ruleCount,
+  };
+  const chainCount = frozenTables.reduce((n, t) => n + t.chains.length, 0);
+  return { format: 'iptables-save', file, data: ruleset, diagnostics, counts: { tables: frozenTables.length, chains: chainCount, rules: ruleCount } };
+}
+
+function hasIpv6Rules(tables: readonly Table[]): boolean {
+  for (const t of tables)
+    for (const c of t.chains)
+      for (const r of c.rules) for (const m of r.matches) if (m.kind === 'address' && m.cidr) return m.cidr.family === 6;
+  return false;
+}
+
+export const iptablesSaveParser: FormatParser<Ruleset> = { id: 'iptables-save', parse: extractIptablesSave };

@@ -1,0 +1,1 @@
+export * from '../../grammars/common/format.js';

@@ -1,0 +1,194 @@
+/**
+ * The iptables model: tables, chains and rules as the kernel sees them, each rule keeping its
+ * lossless syntax (for re-emission and evidence) and a typed reading of what it matches and
+ * does (for resolution, tracing and lint). Plain readonly data; helpers are free functions.
+ */
+import type { RuleItem, SaveComment } from '../../grammars/iptables-save/syntax.js';
+import type { Cidr } from './addr.js';
+
+export type { RuleItem, OptionSyntax, SaveComment } from '../../grammars/iptables-save/syntax.js';
+
+export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
+  raw: ['PREROUTING', 'OUTPUT'],
+  mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
+  nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
+  filter: ['INPUT', 'FORWARD', 'OUTPUT'],
+  security: ['INPUT', 'FORWARD', 'OUTPUT'],
+};
+
+export interface Counters {
+  readonly packets: string;
+  readonly bytes: string;
+}
+
+export interface PortRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+export type Match =
+  | { readonly kind: 'address'; readonly dir: 'src' | 'dst'; readonly negated: boolean; readonly text: string; readonly cidr?: Cidr }
+  | { readonly kind: 'interface'; readonly dir: 'in' | 'out'; readonly negated: boolean; readonly name: string }
+  | { readonly kind: 'protocol'; readonly negated: boolean; readonly protocol: string }
+  | { readonly kind: 'fragment'; readonly negated: boolean }
+  | { readonly kind: 'comment'; readonly text: string }
+  | {
+      readonly kind: 'port';
+      readonly module: string;
+      readonly dir: 'src' | 'dst' | 'any';
+      readonly negated: boolean;
+      readonly ranges: readonly PortRange[];
+    }
+  | { readonly kind: 'statistic'; readonly mode: 'random'; readonly probability: number; readonly negated: boolean }
+  | { readonly kind: 'statistic'; readonly mode: 'nth'; readonly every: number; readonly packet: number; readonly negated: boolean }
+  | {
+      readonly kind: 'recent';
+      readonly op: 'set' | 'rcheck' | 'update' | 'remove';
+      readonly negated: boolean;
+      readonly name: string;
+      readonly seconds?: number;
+      readonly reap: boolean;
+      readonly hitcount?: number;
+      readonly side: 'rsource' | 'rdest';
+    }
+  | {
+      readonly kind: 'addrtype';
+      readonly dir: 'src' | 'dst';
+      readonly negated: boolean;
+      readonly types: readonly string[];
+      readonly limitIface?: 'in' | 'out';
+    }
+  | { readonly kind: 'ctstate'; readonly negated: boolean; readonly states: readonly string[] }
+  | { readonly kind: 'mark'; readonly connmark: boolean; readonly negated: boolean; readonly value: number; readonly mask: number }
+  | { readonly kind: 'set'; readonly negated: boolean; readonly name: string; readonly flags: readonly ('src' | 'dst')[] }
+  | { readonly kind: 'tcp-flags'; readonly negated: boolean; readonly mask: readonly string[]; readonly comp: readonly string[] }
+  | { readonly kind: 'physdev'; readonly option: string; readonly negated: boolean; readonly value?: string }
+  | { readonly kind: 'socket'; readonly options: readonly string[] }
+  | { readonly kind: 'icmp'; readonly negated: boolean; readonly type: string }
+  | { readonly kind: 'iprange'; readonly dir: 'src' | 'dst'; readonly negated: boolean; readonly from: string; readonly to: string }
+  /** A match kpx reads but cannot decide for a packet (limits, owners, time, …), or does not know. */
+  | { readonly kind: 'unsupported'; readonly module: string; readonly text: string; readonly known: boolean };
+
+export interface NatTo {
+  readonly text: string;
+  readonly ip?: string;
+  readonly ipEnd?: string;
+  readonly port?: number;
+  readonly portEnd?: number;
+}
+
+export type Target =
+  | { readonly kind: 'jump' | 'goto'; readonly chain: string }
+  | { readonly kind: 'accept' | 'drop' | 'return' | 'queue' }
+  | { readonly kind: 'reject'; readonly with?: string }
+  | { readonly kind: 'dnat'; readonly to: readonly NatTo[]; readonly random: boolean; readonly persistent: boolean }
+  | { readonly kind: 'snat'; readonly to: readonly NatTo[]; readonly random: boolean; readonly randomFully: boolean; readonly persistent: boolean }
+  | { readonly kind: 'masquerade'; readonly randomFully: boolean; readonly random: boolean; readonly toPorts?: string }
+  | { readonly kind: 'redirect'; readonly toPorts?: string }
+  /** MARK/CONNMARK --set-xmark value/mask: mark = (mark & ~mask) ^ value. */
+  | { readonly kind: 'mark'; readonly connmark: boolean; readonly value: number; readonly mask: number }
+  | { readonly kind: 'log'; readonly prefix?: string }
+  /** Any other extension target: non-terminating unless listed in TERMINATING_EXTENSIONS. */
+  | { readonly kind: 'extension'; readonly name: string; readonly terminating: boolean };
+
+export interface Rule {
+  readonly table: string;
+  readonly chain: string;
+  /** 0-based position in its chain (evaluation order). */
+  readonly index: number;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** The line as written (indentation removed). */
+  readonly raw: string;
+  readonly counters?: Counters;
+  readonly items: readonly RuleItem[];
+  readonly matches: readonly Match[];
+  readonly target?: Target;
+  /** Text of the first comment match, unquoted. */
+  readonly comment?: string;
+  /** Every comment match (Calico rules carry two). */
+  readonly comments: readonly string[];
+}
+
+export interface Chain {
+  readonly table: string;
+  readonly name: string;
+  readonly builtin: boolean;
+  /** ACCEPT/DROP for built-ins, '-' for user chains; undefined when only rules mention it. */
+  readonly policy?: string;
+  readonly counters?: Counters;
+  /** Where it was declared (`:NAME …`); undefined when never declared. */
+  readonly line?: number;
+  readonly rules: readonly Rule[];
+}
+
+export interface Table {
+  readonly name: string;
+  readonly file: string;
+  readonly line: number;
+  readonly endLine?: number;
+  readonly committed: boolean;
+  /** Rules pasted without a `*table` line: the table name was inferred. */
+  readonly implicit: boolean;
+  readonly generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
+  /** Chains in declaration order (built-ins first as iptables-save prints them). */
+  readonly chains: readonly Chain[];
+  readonly chainsByName: ReadonlyMap<string, Chain>;
+}
+
+export interface UnsupportedLine {
+  readonly line: number;
+  readonly column: number;
+  readonly text: string;
+  readonly reason: string;
+}
+
+export interface RestoreCommand {
+  readonly line: number;
+  readonly command: string;
+  readonly spelled: string;
+  readonly table?: string;
+  readonly args: readonly string[];
+}
+
+export interface Ruleset {
+  readonly file: string;
+  /** 6 when written by ip6tables-save or holding IPv6 addresses; 4 otherwise. */
+  readonly family: 4 | 6;
+  readonly backend: 'nf_tables' | 'legacy' | 'unknown';
+  readonly tables: readonly Table[];
+  readonly headers: readonly Extract<SaveComment, { kind: 'generated' }>[];
+  /** `# Warning: iptables-legacy tables present` was seen: another backend holds rules too. */
+  readonly legacyTablesWarning: boolean;
+  /** Tables iptables-nft could not print (`# Table `x' is incompatible`). */
+  readonly incompatibleTables: readonly string[];
+  readonly comments: readonly { readonly line: number; readonly text: string }[];
+  readonly commands: readonly RestoreCommand[];
+  readonly unsupported: readonly UnsupportedLine[];
+  readonly noise: readonly { readonly line: number; readonly text: string; readonly noise: string }[];
+  readonly ruleCount: number;
+}
+
+export function findTable(rs: Ruleset, name: string): Table | undefined {
+  return rs.tables.find((t) => t.name === name);
+}
+
+export function isTerminal(t: Target | undefined): boolean {
+  if (!t) return false;
+  switch (t.kind) {
+    case 'accept':
+    case 'drop':
+    case 'reject':
+    case 'dnat':
+    case 'snat':
+    case 'masquerade':
+    case 'redirect':
+    case 'queue':
+      return true;
+    case 'extension':
+      return t.terminating;
+    default:
+      return false;
+  }
+}
