@@ -1,0 +1,153 @@
+/**
+ * Syntax tree produced by the nft grammar. Expression shapes are the same as src/model/nft.ts
+ * (the extractor relies on TypeScript's structural typing to check that); the grammar must not
+ * import from src/, hence this copy. Documented in ./README.md.
+ */
+export interface SynElement {
+  readonly key: readonly string[];
+  readonly value?: SynValue;
+  readonly comment?: string;
+  readonly expires?: string;
+  readonly timeout?: string;
+  readonly counter?: { readonly packets: number; readonly bytes: number };
+  readonly line: number;
+  readonly column: number;
+}
+
+export type SynVerdictName = 'jump' | 'goto' | 'accept' | 'drop' | 'return' | 'continue' | 'queue';
+
+export type SynValue =
+  | { readonly kind: 'verdict'; readonly verdict: SynVerdictName; readonly chain?: string }
+  | { readonly kind: 'data'; readonly parts: readonly string[] };
+
+export type SynMapRef =
+  | { readonly kind: 'ref'; readonly name: string }
+  | { readonly kind: 'inline'; readonly elements: readonly SynElement[] };
+
+export type SynBinaryOp = '&' | '|' | '^' | '<<' | '>>';
+
+export type SynOperand =
+  | { readonly kind: 'payload'; readonly protocol: string; readonly field: string }
+  | { readonly kind: 'meta'; readonly key: string }
+  | { readonly kind: 'ct'; readonly key: string; readonly dir?: string }
+  | { readonly kind: 'fib'; readonly flags: readonly string[]; readonly result: string }
+  | { readonly kind: 'numgen'; readonly mode: string; readonly mod: number; readonly offset: number }
+  | { readonly kind: 'selector'; readonly words: readonly string[] }
+  | { readonly kind: 'concat'; readonly parts: readonly SynOperand[] }
+  | { readonly kind: 'binop'; readonly op: SynBinaryOp; readonly left: SynOperand; readonly right: SynOperand }
+  | { readonly kind: 'map'; readonly key: SynOperand; readonly map: SynMapRef }
+  | { readonly kind: 'set-ref'; readonly name: string }
+  | { readonly kind: 'set'; readonly elements: readonly SynElement[] }
+  | { readonly kind: 'value'; readonly text: string; readonly quoted?: boolean }
+  | { readonly kind: 'list'; readonly items: readonly string[] };
+
+export type SynRelOp = '==' | '!=' | '<' | '>' | '<=' | '>=' | 'implicit';
+
+export interface SynNatTarget {
+  readonly text: string;
+  readonly addr?: string;
+  readonly port?: string;
+}
+
+export type SynExpr =
+  | { readonly kind: 'match'; readonly left: SynOperand; readonly op: SynRelOp; readonly right: SynOperand; readonly column: number }
+  | { readonly kind: 'verdict'; readonly verdict: SynVerdictName; readonly chain?: string; readonly text?: string; readonly column: number }
+  | { readonly kind: 'vmap'; readonly key: SynOperand; readonly map: SynMapRef; readonly column: number }
+  | {
+      readonly kind: 'dnat' | 'snat';
+      readonly family?: string;
+      readonly to?: SynNatTarget;
+      readonly map?: { readonly key: SynOperand; readonly map: SynMapRef };
+      readonly flags: readonly string[];
+      readonly column: number;
+    }
+  | { readonly kind: 'masquerade' | 'redirect'; readonly to?: SynNatTarget; readonly flags: readonly string[]; readonly column: number }
+  | { readonly kind: 'mark-set'; readonly target: 'meta' | 'ct'; readonly expr: SynOperand; readonly column: number }
+  | { readonly kind: 'assign'; readonly left: SynOperand; readonly expr: SynOperand; readonly column: number }
+  | { readonly kind: 'counter'; readonly packets?: number; readonly bytes?: number; readonly name?: string; readonly column: number }
+  | {
+      readonly kind: 'update-set';
+      readonly op: 'update' | 'add' | 'delete';
+      readonly set: string;
+      readonly key: SynOperand;
+      readonly timeout?: string;
+      readonly column: number;
+    }
+  | { readonly kind: 'reject'; readonly with?: string; readonly column: number }
+  | { readonly kind: 'log'; readonly prefix?: string; readonly group?: number; readonly level?: string; readonly text: string; readonly column: number }
+  | { readonly kind: 'limit'; readonly rate: string; readonly over: boolean; readonly burst?: string; readonly text: string; readonly column: number }
+  | { readonly kind: 'xt'; readonly match: boolean; readonly name: string; readonly column: number }
+    | { readonly kind: 'statement'; readonly name: string; readonly text: string; readonly column: number }
+  | { readonly kind: 'unsupported'; readonly text: string; readonly column: number };
+
+export interface SynRule {
+  readonly exprs: readonly SynExpr[];
+  readonly comment?: string;
+  readonly handle?: number;
+  readonly counter?: { readonly packets: number; readonly bytes: number };
+  readonly raw: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+
+/** Chain as read from the listing; the numeric priority is left to the extractor. */
+export interface SynChain {
+  readonly name: string;
+  readonly type?: string;
+  readonly hook?: string;
+  readonly device?: string;
+  /** `dstnat - 10` → text 'dstnat - 10', base 'dstnat', offset -10; `-110` → base '-110', offset 0. */
+  readonly priorityText?: string;
+  readonly priorityBase?: string;
+  readonly priorityOffset?: number;
+  readonly policy?: string;
+  readonly comment?: string;
+  readonly rules: readonly SynRule[];
+  readonly line: number;
+  readonly handle?: number;
+}
+
+export interface SynSet {
+  readonly name: string;
+  readonly kind: 'set' | 'map';
+  readonly keyType: readonly string[];
+  readonly typeof?: string;
+  readonly valueType?: string;
+  readonly flags: readonly string[];
+  readonly timeout?: string;
+  readonly gcInterval?: string;
+  readonly size?: number;
+  readonly counter?: boolean;
+  readonly policy?: string;
+  readonly comment?: string;
+  readonly elements: readonly SynElement[];
+  readonly line: number;
+  readonly handle?: number;
+}
+
+export interface SynTable {
+  readonly family: string;
+  readonly name: string;
+  readonly implicit: boolean;
+  readonly comment?: string;
+  readonly flags: readonly string[];
+  readonly chains: readonly SynChain[];
+  readonly sets: readonly SynSet[];
+  readonly line: number;
+  readonly endLine: number;
+  readonly handle?: number;
+}
+
+export interface SynUnsupported {
+  readonly line: number;
+  readonly text: string;
+  readonly reason: string;
+}
+
+export interface SynDocument {
+  readonly tables: readonly SynTable[];
+  readonly unsupported: readonly SynUnsupported[];
+  /** Tables named by `# Warning: table F N is managed by iptables-nft, do not touch!` lines. */
+  readonly iptablesNftWarnings: readonly { readonly family: string; readonly name: string; readonly line: number }[];
+}

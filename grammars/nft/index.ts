@@ -1,0 +1,429 @@
+/**
+ * `nft list ruleset` / `nft list table …` / `nft -a list …` text → syntax document.
+ *
+ * Block structure (table → chain/set/map → lines) is followed line by line with a stack;
+ * each logical line (a line, or a statement whose `{ … }` wraps onto continuation lines) is
+ * lexed and parsed by ./parser.ts (Chevrotain) and classified by ./rule.ts. One bad line gives
+ * diagnostics for that line only; parsing goes on with the next.
+ */
+import type { IToken } from 'chevrotain';
+import { diagnostic, printable, type Diagnostic } from '../common/source.js';
+import { noiseKind, splitInput } from '../common/text.js';
+import type { SynChain, SynDocument, SynElement, SynSet, SynTable, SynUnsupported } from './ast.js';
+import { braceBalance, isToken, lexLine, parseAtoms, type Atom, type TokenAtom } from './parser.js';
+import { atomsText, classifyRule, dotParts, parseGroupElements, type RuleProblem } from './rule.js';
+
+export type * from './ast.js';
+
+type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
+
+interface MutTable extends Omit<Mut<SynTable>, 'chains' | 'sets'> {
+  chains: Mut<SynChain>[];
+  sets: Mut<SynSet>[];
+}
+
+type Frame =
+  | { kind: 'table'; table: MutTable }
+  | { kind: 'chain'; chain: Mut<SynChain>; table: MutTable }
+  | { kind: 'set'; set: Mut<SynSet>; table: MutTable }
+  | { kind: 'other'; what: string; line: number };
+
+const OBJECT_KEYWORDS = new Set(['chain', 'set', 'map', 'flowtable', 'counter', 'quota', 'limit', 'secmark', 'synproxy', 'ct', 'tunnel']);
+const IPTABLES_NFT_WARNING = /^#\s*Warning:\s*table\s+(\S+)\s+(\S+)\s+is managed by iptables-nft/;
+
+export interface NftSyntaxResult {
+  readonly doc: SynDocument;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Significant tokens: without trailing `# handle N` / `# …` comments. */
+function significant(tokens: readonly IToken[]): { toks: IToken[]; handle?: number } {
+  const toks = [...tokens];
+  let handle: number | undefined;
+  while (toks.length) {
+    const last = toks[toks.length - 1];
+    if (isToken(last, 'handle')) handle = Number(last.image.replace(/\D+/, ''));
+    else if (!isToken(last, 'comment')) break;
+    toks.pop();
+  }
+  return handle !== undefined ? { toks, handle } : { toks };
+}
+
+/** `table F N {`, `chain N {`, `set N {`, `ct helper N {`… → header words (without `{`). */
+function openerWords(tokens: readonly IToken[]): { words: string[]; handle?: number } | undefined {
+  const { toks, handle } = significant(tokens);
+  if (toks.length < 2 || !isToken(toks[toks.length - 1], 'lcurly')) return undefined;
+  const head = toks.slice(0, -1);
+  if (head.some((t) => isToken(t, 'lcurly') || isToken(t, 'rcurly'))) return undefined;
+  const first = head[0]?.image;
+  if (first !== 'table' && !OBJECT_KEYWORDS.has(first ?? '')) return undefined;
+  const words = head.map((t) => (t.image.startsWith('"') && t.image.endsWith('"') && t.image.length >= 2 ? t.image.slice(1, -1) : t.image));
+  return handle !== undefined ? { words, handle } : { words };
+}
+
+function isCloser(tokens: readonly IToken[]): boolean {
+  const { toks } = significant(tokens);
+  return toks.length === 1 && isToken(toks[0], 'rcurly');
+}
+
+/** Indentation with tabs counted as 8 columns (so tab-expanded pastes compare alike). */
+function indentWidth(line: string): number {
+  let w = 0;
+  for (const ch of line) {
+    if (ch === ' ') w++;
+    else if (ch === '\t') w += 8 - (w % 8);
+    else break;
+  }
+  return w;
+}
+
+function looksLikeStructure(line: string): boolean {
+  const t = line.trim();
+  return t === '}' || /^(table|chain|set|map)\s+\S.*\{\s*(#.*)?$/.test(t);
+}
+
+export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
+  const input = splitInput(text);
+  const lines = input.lines;
+  const diagnostics: Diagnostic[] = [];
+  const unsupported: SynUnsupported[] = [];
+  const warnings: { family: string; name: string; line: number }[] = [];
+  const tables: MutTable[] = [];
+  const stack: Frame[] = [];
+  let implicit: MutTable | undefined;
+
+  const diag = (sev: 'error' | 'warning' | 'info', code: string, msg: string, line: number, column: number, extra?: { expected?: string; found?: string }) =>
+    diagnostics.push(diagnostic(sev, code, msg, file, line, column, extra));
+  const fromProblem = (p: RuleProblem) =>
+    diagnostics.push(
+      diagnostic(p.severity, p.code, p.message, file, p.line, p.column, {
+        ...(p.expected !== undefined ? { expected: p.expected } : {}),
+        ...(p.found !== undefined ? { found: printable(p.found) } : {}),
+      }),
+    );
+  const keep = (line: number, txt: string, reason: string) => unsupported.push({ line, text: txt, reason });
+
+  const currentTable = (line: number): MutTable => {
+    for (let k = stack.length - 1; k >= 0; k--) {
+      const f = stack[k];
+      if (f.kind === 'table') return f.table;
+    }
+    if (!implicit) {
+      implicit = { family: '', name: '', implicit: true, flags: [], chains: [], sets: [], line, endLine: line };
+      tables.push(implicit);
+      diag('info', 'nft/fragment', 'objects without an enclosing `table … {`: read as a fragment', line, 1);
+    }
+    return implicit;
+  };
+
+  /** Parse a logical line into atoms, reporting lexing/parsing problems. */
+  const atomsOf = (tokens: readonly IToken[], lexProblems: readonly { line: number; column: number; message: string; found?: string }[], baseLine: number): Atom[] => {
+    for (const p of lexProblems) diag('error', 'parse/unexpected-character', p.message, baseLine + p.line, p.column, p.found !== undefined ? { found: printable(p.found) } : undefined);
+    const { atoms, problems } = parseAtoms(tokens);
+    for (const p of problems) {
+      if (p.found === 'end of line' && p.expected === 'RCurly') continue; // reported as an unclosed group
+      diag('error', 'parse/unexpected-token', p.expected ? `expected ${p.expected} but found ${printable(p.found ?? '?')}` : p.message, baseLine + p.line, p.column, {
+        ...(p.expected !== undefined ? { expected: p.expected } : {}),
+        ...(p.found !== undefined ? { found: printable(p.found) } : {}),
+      });
+    }
+    return atoms;
+  };
+
+  const closeTo = (kinds: Frame['kind'][], line: number, reason: string) => {
+    while (stack.length && !kinds.includes(stack[stack.length - 1].kind)) {
+      const f = stack.pop()!;
+      const what = f.kind === 'table' ? `table ${f.table.family} ${f.table.name}` : f.kind === 'chain' ? `chain ${f.chain.name}` : f.kind === 'set' ? `${f.set.kind} ${f.set.name}` : f.what;
+      diag('error', 'parse/missing-close', `${what} is not closed before ${reason}`, line, 1, { expected: '}', found: reason });
+      if (f.kind === 'table') f.table.endLine = line - 1;
+    }
+  };
+
+  let i = 0;
+  while (i < lines.length) {
+    const raw = lines[i];
+    const lineNo = i + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '') {
+      i++;
+      continue;
+    }
+    const nk = noiseKind(raw);
+    if (nk) {
+      keep(lineNo, trimmed, `noise: ${nk}`);
+      diag('info', 'input/noise', `skipped paste noise (${nk})`, lineNo, 1, { found: printable(trimmed) });
+      i++;
+      continue;
+    }
+    const warn = IPTABLES_NFT_WARNING.exec(trimmed);
+    if (warn || (trimmed.startsWith('#') && !/^#\s*handle\s+\d+\s*$/.test(trimmed))) {
+      if (warn) warnings.push({ family: warn[1], name: warn[2], line: lineNo });
+      keep(lineNo, trimmed, warn ? 'noise: iptables-nft warning (stderr)' : 'noise: comment');
+      diag('info', 'input/noise', warn ? 'nft warning on stderr: table managed by iptables-nft' : 'skipped comment line', lineNo, 1, { found: printable(trimmed) });
+      i++;
+      continue;
+    }
+
+    // ---- logical line: join continuation lines while `{` are open (wrapped element lists)
+    let lexed = lexLine(raw);
+    const opener = openerWords(lexed.tokens);
+    let endI = i;
+    if (!opener) {
+      // nft wraps only inside `{ … }` and indents continuation lines deeper than the statement
+      let bal = braceBalance(lexed.tokens);
+      const indent = indentWidth(raw);
+      while (bal > 0 && endI + 1 < lines.length && lines[endI + 1].trim() !== '' && indentWidth(lines[endI + 1]) > indent && !looksLikeStructure(lines[endI + 1])) {
+        endI++;
+        bal += braceBalance(lexLine(lines[endI]).tokens);
+      }
+      if (endI > i) lexed = lexLine(lines.slice(i, endI + 1).join('\n'));
+    }
+    const logicalRaw = lines
+      .slice(i, endI + 1)
+      .map((l) => l.trim())
+      .join(' ');
+    i = endI + 1;
+    const top = stack[stack.length - 1];
+
+    // ---- closers
+    if (isCloser(lexed.tokens)) {
+      if (!top) {
+        if (implicit) diag('info', 'nft/stray-brace', 'closing brace of an enclosing object that is not part of the input', lineNo, raw.indexOf('}') + 1);
+        else {
+          keep(lineNo, trimmed, 'unmatched }');
+          diag('error', 'parse/unexpected-token', 'unmatched `}`', lineNo, raw.indexOf('}') + 1, { found: '}' });
+        }
+        continue;
+      }
+      stack.pop();
+      if (top.kind === 'table') top.table.endLine = lineNo;
+      continue;
+    }
+
+    // ---- openers
+    if (opener) {
+      const [kw, ...rest] = opener.words;
+      if (kw === 'table') {
+        closeTo([], lineNo, `table at line ${lineNo}`);
+        implicit = undefined;
+        const family = rest.length >= 2 ? rest[0] : 'ip';
+        const name = rest.length >= 2 ? rest.slice(1).join(' ') : (rest[0] ?? '');
+        const table: MutTable = { family, name, implicit: false, flags: [], chains: [], sets: [], line: lineNo, endLine: lineNo };
+        if (opener.handle !== undefined) table.handle = opener.handle;
+        tables.push(table);
+        stack.push({ kind: 'table', table });
+        continue;
+      }
+      if (top && top.kind === 'other') {
+        stack.push({ kind: 'other', what: kw, line: lineNo });
+        keep(lineNo, trimmed, `inside unsupported ${top.what}`);
+        continue;
+      }
+      if (top && (top.kind === 'chain' || top.kind === 'set')) closeTo(['table'], lineNo, `${kw} at line ${lineNo}`);
+      const table = currentTable(lineNo);
+      const name = rest.join(' ');
+      if (kw === 'chain') {
+        const chain: Mut<SynChain> = { name, rules: [], line: lineNo };
+        if (opener.handle !== undefined) chain.handle = opener.handle;
+        table.chains.push(chain);
+        stack.push({ kind: 'chain', chain, table });
+      } else if (kw === 'set' || kw === 'map') {
+        const set: Mut<SynSet> = { name, kind: kw, keyType: [], flags: [], elements: [], line: lineNo };
+        if (opener.handle !== undefined) set.handle = opener.handle;
+        table.sets.push(set);
+        stack.push({ kind: 'set', set, table });
+      } else {
+        stack.push({ kind: 'other', what: `${kw} ${name}`, line: lineNo });
+        keep(lineNo, trimmed, `unsupported object: ${kw}`);
+        diag('warning', 'nft/unsupported-object', `${kw} objects are not modelled; kept as unsupported`, lineNo, raw.search(/\S/) + 1, { found: printable(trimmed) });
+      }
+      continue;
+    }
+
+    // ---- statement lines
+    const firstTok = lexed.tokens[0];
+    const column = firstTok?.startColumn ?? raw.search(/\S/) + 1;
+    if (!top) {
+      keep(lineNo, logicalRaw, 'outside any table or chain');
+      diag('error', 'parse/unexpected-line', 'expected `table`, `chain`, `set` or `map`', lineNo, column, { expected: 'table | chain | set | map', found: printable(trimmed, 40) });
+      continue;
+    }
+    if (top.kind === 'other') {
+      keep(lineNo, logicalRaw, `inside unsupported ${top.what}`);
+      continue;
+    }
+    const atoms = atomsOf(lexed.tokens, lexed.problems, lineNo);
+    const problems: RuleProblem[] = [];
+    const w0 = atoms[0]?.t === 'word' ? (atoms[0] as TokenAtom).text : undefined;
+    const onlyString = (k: number) => atoms.length === k + 1 && (atoms[k].t === 'string' || atoms[k].t === 'word');
+
+    if (top.kind === 'table') {
+      if (w0 === 'comment' && atoms[1] && (atoms[1].t === 'string' || atoms[1].t === 'bad-string')) top.table.comment = (atoms[1] as TokenAtom).text;
+      else if (w0 === 'flags' && atoms[1]?.t === 'word') top.table.flags.push(...(atoms[1] as TokenAtom).text.split(','));
+      else {
+        keep(lineNo, logicalRaw, 'unexpected line in table');
+        diag('error', 'parse/unexpected-line', 'expected `comment`, `flags`, `chain`, `set`, `map` or `}` in a table', lineNo, column, { found: printable(trimmed, 40) });
+      }
+      continue;
+    }
+
+    if (top.kind === 'chain') {
+      const chain = top.chain;
+      if (w0 === 'type' || (w0 === 'policy' && atoms.length <= 3) || w0 === 'devices' || w0 === 'device') {
+        parseChainSpec(atoms, chain, lineNo, problems);
+      } else if (w0 === 'comment' && onlyString(1)) {
+        chain.comment = (atoms[1] as TokenAtom).text;
+      } else {
+        const r = classifyRule(atoms, lineNo, problems);
+        const rule: Mut<SynChain['rules'][number]> = { exprs: r.exprs, raw: logicalRaw, line: lineNo, column };
+        if (r.comment !== undefined) rule.comment = r.comment;
+        if (r.handle !== undefined) rule.handle = r.handle;
+        if (r.counter) rule.counter = r.counter;
+        if (r.annotation !== undefined) diag('info', 'input/noise', 'user annotation after a rule', lineNo, 1, { found: printable(r.annotation) });
+        if (atoms.length === 0 && lexed.problems.length === 0) continue;
+        chain.rules.push(rule);
+      }
+      problems.forEach(fromProblem);
+      continue;
+    }
+
+    // set / map properties
+    const set = top.set;
+    if (!parseSetProperty(atoms, set, lineNo, problems)) {
+      keep(lineNo, logicalRaw, `unknown ${set.kind} property`);
+      diag('warning', 'nft/unsupported-property', `unknown ${set.kind} property ${JSON.stringify(w0 ?? trimmed)}; kept as unsupported`, lineNo, column, { found: printable(trimmed, 40) });
+    }
+    problems.forEach(fromProblem);
+  }
+
+  // ---- end of input: open objects mean the dump was cut
+  for (let k = stack.length - 1; k >= 0; k--) {
+    const f = stack[k];
+    const what = f.kind === 'table' ? `table ${f.table.family} ${f.table.name}` : f.kind === 'chain' ? `chain ${f.chain.name}` : f.kind === 'set' ? `${f.set.kind} ${f.set.name}` : f.what;
+    diag('warning', 'nft/truncated', `${what} is not closed at end of input (dump cut?)`, lines.length, 1, { expected: '}', found: 'end of input' });
+    if (f.kind === 'table') f.table.endLine = lines.length;
+  }
+  if (implicit) implicit.endLine = lines.length;
+
+  return { doc: { tables, unsupported, iptablesNftWarnings: warnings }, diagnostics };
+}
+
+function parseChainSpec(atoms: readonly Atom[], chain: Mut<SynChain>, line: number, problems: RuleProblem[]): void {
+  let k = 0;
+  const word = (n: number) => (atoms[n] && (atoms[n].t === 'word' || atoms[n].t === 'string') ? (atoms[n] as TokenAtom).text : undefined);
+  const err = (n: number, message: string, expected: string) => {
+    const a = atoms[n] ?? atoms[atoms.length - 1];
+    problems.push({ severity: 'error', code: 'parse/unexpected-token', line: line + (a?.line ?? 0), column: a ? a.column : 1, message, expected, found: atoms[n] ? atomsText([atoms[n]]) : 'end of line' });
+  };
+  while (k < atoms.length) {
+    const a = atoms[k];
+    if (a.t === 'op' && a.text === ';') {
+      k++;
+      continue;
+    }
+    const w = word(k);
+    if (w === 'type' || w === 'hook' || w === 'policy' || w === 'device') {
+      const v = word(k + 1);
+      if (v === undefined) {
+        err(k + 1, `expected a value after ${w}`, 'name');
+        k++;
+        continue;
+      }
+      chain[w === 'device' ? 'device' : w] = v;
+      k += 2;
+    } else if (w === 'devices') {
+      k++;
+      if (atoms[k]?.t === 'op' && (atoms[k] as TokenAtom).text === '=') k++;
+      const g = atoms[k];
+      if (g && g.t === 'group') {
+        chain.device = parseGroupElements(g, line, problems)
+          .map((e: SynElement) => e.key.join('.'))
+          .join(',');
+        k++;
+      } else err(k, 'expected { devices } after devices =', '{');
+    } else if (w === 'priority') {
+      k++;
+      const parts: string[] = [];
+      const base = word(k);
+      if (base === undefined) {
+        err(k, 'expected a priority', 'number or name');
+        continue;
+      }
+      parts.push(base);
+      k++;
+      let offset = 0;
+      const sign = atoms[k];
+      if (sign && ((sign.t === 'op' && sign.text === '-') || (sign.t === 'word' && sign.text === '+')) && /^\d+$/.test(word(k + 1) ?? '')) {
+        offset = (sign.text === '-' ? -1 : 1) * Number(word(k + 1));
+        parts.push(sign.text, word(k + 1)!);
+        k += 2;
+      }
+      chain.priorityText = parts.join(' ');
+      chain.priorityBase = base;
+      chain.priorityOffset = offset;
+    } else {
+      err(k, `unexpected ${JSON.stringify(atomsText([a]))} in chain declaration`, 'type | hook | device | priority | policy');
+      k++;
+    }
+  }
+}
+
+function parseSetProperty(atoms: readonly Atom[], set: Mut<SynSet>, line: number, problems: RuleProblem[]): boolean {
+  const list = atoms.filter((a) => !(a.t === 'op' && a.text === ';') && a.t !== 'handle' && a.t !== 'comment');
+  const w0 = list[0]?.t === 'word' ? (list[0] as TokenAtom).text : undefined;
+  const rest = list.slice(1);
+  const v1 = rest[0] && rest[0].t !== 'group' ? (rest[0] as TokenAtom).text : undefined;
+  switch (w0) {
+    case 'type':
+    case 'typeof': {
+      const colon = rest.findIndex((a) => a.t === 'op' && a.text === ':');
+      const keyAtoms = colon >= 0 ? rest.slice(0, colon) : rest;
+      const valueAtoms = colon >= 0 ? rest.slice(colon + 1) : [];
+      set.keyType = dotParts(keyAtoms);
+      if (w0 === 'typeof') set.typeof = atomsText(keyAtoms);
+      if (valueAtoms.length) set.valueType = dotParts(valueAtoms).join(' . ');
+      return keyAtoms.length > 0;
+    }
+    case 'flags':
+      if (v1 === undefined) return false;
+      set.flags.push(...rest.map((a) => atomsText([a])).join(',').split(',').filter(Boolean));
+      return true;
+    case 'timeout':
+      if (v1 === undefined) return false;
+      set.timeout = v1;
+      return true;
+    case 'gc-interval':
+      if (v1 === undefined) return false;
+      set.gcInterval = v1;
+      return true;
+    case 'size':
+      if (v1 === undefined || !/^\d+$/.test(v1)) return false;
+      set.size = Number(v1);
+      return true;
+    case 'counter':
+      set.counter = true;
+      return true;
+    case 'policy':
+      if (v1 === undefined) return false;
+      set.policy = v1;
+      return true;
+    case 'auto-merge':
+      set.flags.push('auto-merge');
+      return true;
+    case 'comment':
+      if (v1 === undefined) return false;
+      set.comment = v1;
+      return true;
+    case 'elements': {
+      const g = rest.find((a) => a.t === 'group');
+      if (!g || g.t !== 'group') {
+        problems.push({ severity: 'error', code: 'parse/unexpected-token', line, column: list[0].column, message: 'expected `= { … }` after elements', expected: '{', found: 'end of line' });
+        return true;
+      }
+      set.elements.push(...parseGroupElements(g, line, problems));
+      return true;
+    }
+    default:
+      return false;
+  }
+}

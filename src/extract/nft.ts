@@ -1,0 +1,89 @@
+/**
+ * nft syntax (text listing or `nft -j` JSON) → NftRuleset, plus the FormatParsers.
+ */
+import { parseNftSyntax, type SynDocument, type SynExpr, type SynTable } from '../../grammars/nft/index.js';
+import { parseNftJsonSyntax } from '../../grammars/nft/json.js';
+import { diagnostic, type Diagnostic } from '../source/index.js';
+import type { FormatParser, ParsedInput } from '../load/format.js';
+import { standardPriority, type NftChain, type NftExpr, type NftRuleset, type NftTable } from '../model/nft.js';
+
+/** Built-in iptables chain names, as iptables-nft creates them. */
+const IPTABLES_BUILTINS = new Set(['INPUT', 'OUTPUT', 'FORWARD', 'PREROUTING', 'POSTROUTING']);
+const IPTABLES_TABLES = new Set(['filter', 'nat', 'mangle', 'raw', 'security']);
+/** Chain names only iptables-based tools create (kube-proxy iptables mode, Docker, Calico iptables). */
+const IPTABLES_CHAIN = /^(KUBE-|DOCKER|cali-|CILIUM_|FLANNEL-)/;
+
+function looksIptablesNft(t: SynTable, warned: boolean): boolean {
+  if (warned) return true;
+  if (t.chains.some((c) => c.rules.some((r) => r.exprs.some((e) => e.kind === 'xt')))) return true;
+  if (t.chains.some((c) => IPTABLES_CHAIN.test(c.name))) return true;
+  return (t.implicit || IPTABLES_TABLES.has(t.name)) && t.chains.some((c) => IPTABLES_BUILTINS.has(c.name));
+}
+
+/** Syntax → model. Expression shapes are shared (structurally checked here). */
+export function toRuleset(doc: SynDocument, file: string): NftRuleset {
+  const tables: NftTable[] = doc.tables.map((t) => {
+    const warned = doc.iptablesNftWarnings.some((w) => w.family === t.family && w.name === t.name);
+    const chains: NftChain[] = t.chains.map((c) => {
+      const { priorityBase, priorityOffset, ...rest } = c;
+      let priority: number | undefined;
+      if (priorityBase !== undefined) {
+        const base = /^-?\d+$/.test(priorityBase) ? Number(priorityBase) : standardPriority(t.family, priorityBase);
+        if (base !== undefined) priority = base + (priorityOffset ?? 0);
+      }
+      const rules = c.rules.map((r) => ({ ...r, exprs: r.exprs.map((e: SynExpr): NftExpr => e) }));
+      return priority !== undefined ? { ...rest, priority, rules } : { ...rest, rules };
+    });
+    const table: NftTable = {
+      ...t,
+      chains,
+      sets: t.sets,
+      file,
+      fromIptablesNft: looksIptablesNft(t, warned),
+    };
+    if (!t.implicit) delete (table as { implicit?: boolean }).implicit;
+    return table;
+  });
+  return { tables, unsupported: doc.unsupported };
+}
+
+export function countsOf(r: NftRuleset): Record<string, number> {
+  let chains = 0;
+  let rules = 0;
+  let sets = 0;
+  let elements = 0;
+  for (const t of r.tables) {
+    chains += t.chains.length;
+    for (const c of t.chains) rules += c.rules.length;
+    sets += t.sets.length;
+    for (const s of t.sets) elements += s.elements.length;
+  }
+  return { tables: r.tables.length, chains, rules, sets, elements };
+}
+
+function safe(format: 'nft' | 'nft-json', file: string, run: () => { doc: SynDocument; diagnostics: Diagnostic[] }): ParsedInput<NftRuleset> {
+  try {
+    const { doc, diagnostics } = run();
+    const data = toRuleset(doc, file);
+    return { format, file, data, diagnostics, counts: countsOf(data) };
+  } catch (e) {
+    const data: NftRuleset = { tables: [], unsupported: [] };
+    return {
+      format,
+      file,
+      data,
+      diagnostics: [diagnostic('error', 'internal/parser-failure', `nft parser failed: ${String(e)}`, file, 1, 1)],
+      counts: countsOf(data),
+    };
+  }
+}
+
+export const nftParser: FormatParser<NftRuleset> = {
+  id: 'nft',
+  parse: (text, file) => safe('nft', file, () => parseNftSyntax(text, file)),
+};
+
+export const nftJsonParser: FormatParser<NftRuleset> = {
+  id: 'nft-json',
+  parse: (text, file) => safe('nft-json', file, () => parseNftJsonSyntax(text, file)),
+};

@@ -1,0 +1,283 @@
+/**
+ * `nft list ruleset` (text or `-j` JSON) as plain readonly data. Names follow knftables
+ * (`types.go`: Table, Chain{type,hook,priority,policy}, Set, Map, Element{key,value}, Rule).
+ * The expression shapes are documented with examples in grammars/nft/README.md.
+ */
+
+/** The whole listing. */
+export interface NftRuleset {
+  readonly tables: readonly NftTable[];
+  /** Lines kept out of the model: paste noise, unsupported objects (flowtables, named counters…). */
+  readonly unsupported: readonly { readonly line: number; readonly text: string; readonly reason: string }[];
+}
+
+export interface NftTable {
+  /** ip, ip6, inet, arp, bridge, netdev; `''` for an implicit table (a fragment without `table … {`). */
+  readonly family: string;
+  readonly name: string;
+  readonly comment?: string;
+  readonly flags: readonly string[];
+  readonly chains: readonly NftChain[];
+  /** Sets and maps (maps have kind 'map'). */
+  readonly sets: readonly NftSet[];
+  readonly line: number;
+  readonly endLine: number;
+  readonly file: string;
+  /** iptables-nft residue (xt match/target, iptables chain names, 'managed by iptables-nft' warning). */
+  readonly fromIptablesNft: boolean;
+  /** True when the input had no `table` header around these objects (a pasted fragment). */
+  readonly implicit?: boolean;
+  readonly handle?: number;
+}
+
+export interface NftChain {
+  readonly name: string;
+  readonly type?: string;
+  readonly hook?: string;
+  readonly device?: string;
+  /** Numeric priority (`dstnat - 10` → -110); undefined when a name is unknown for the family. */
+  readonly priority?: number;
+  /** Priority as printed (`dstnat - 10`, `-110`, `filter`). */
+  readonly priorityText?: string;
+  readonly policy?: string;
+  readonly comment?: string;
+  readonly rules: readonly NftRule[];
+  readonly line: number;
+  readonly handle?: number;
+}
+
+export interface NftSet {
+  readonly name: string;
+  readonly kind: 'set' | 'map';
+  /** `type` data types, one per concatenation part; for `typeof` sets the expression texts. */
+  readonly keyType: readonly string[];
+  /** The `typeof` key text as printed, when the set was declared with typeof. */
+  readonly typeof?: string;
+  /** Map value type: 'verdict' for verdict maps, `ipv4_addr . inet_service` for nat maps. */
+  readonly valueType?: string;
+  readonly flags: readonly string[];
+  readonly timeout?: string;
+  readonly gcInterval?: string;
+  readonly size?: number;
+  readonly counter?: boolean;
+  readonly policy?: string;
+  readonly comment?: string;
+  readonly elements: readonly NftElement[];
+  readonly line: number;
+  readonly handle?: number;
+}
+
+export interface NftElement {
+  /** Concatenation parts as printed (strings unquoted); an interval or prefix stays one part. */
+  readonly key: readonly string[];
+  readonly value?: NftValue;
+  readonly comment?: string;
+  readonly expires?: string;
+  readonly timeout?: string;
+  readonly counter?: { readonly packets: number; readonly bytes: number };
+  readonly line: number;
+  readonly column: number;
+}
+
+export type NftVerdictName = 'jump' | 'goto' | 'accept' | 'drop' | 'return' | 'continue' | 'queue';
+
+export type NftValue =
+  | { readonly kind: 'verdict'; readonly verdict: NftVerdictName; readonly chain?: string }
+  | { readonly kind: 'data'; readonly parts: readonly string[] };
+
+/** A reference to a named map (`@name`) or an inline anonymous map `{ k : v, … }`. */
+export type NftMapRef =
+  | { readonly kind: 'ref'; readonly name: string }
+  | { readonly kind: 'inline'; readonly elements: readonly NftElement[] };
+
+export type NftBinaryOp = '&' | '|' | '^' | '<<' | '>>';
+
+/**
+ * Everything that can stand on either side of a match or inside a statement.
+ * Selectors: payload, meta, ct, fib, numgen, selector (any other). Values: value, list, set,
+ * set-ref. Combinators: concat, binop, map (`EXPR map @m` / `EXPR map { … }`).
+ */
+export type NftOperand =
+  | { readonly kind: 'payload'; readonly protocol: string; readonly field: string }
+  | { readonly kind: 'meta'; readonly key: string }
+  | { readonly kind: 'ct'; readonly key: string; readonly dir?: string }
+  | { readonly kind: 'fib'; readonly flags: readonly string[]; readonly result: string }
+  | { readonly kind: 'numgen'; readonly mode: string; readonly mod: number; readonly offset: number }
+  | { readonly kind: 'selector'; readonly words: readonly string[] }
+  | { readonly kind: 'concat'; readonly parts: readonly NftOperand[] }
+  | { readonly kind: 'binop'; readonly op: NftBinaryOp; readonly left: NftOperand; readonly right: NftOperand }
+  | { readonly kind: 'map'; readonly key: NftOperand; readonly map: NftMapRef }
+  | { readonly kind: 'set-ref'; readonly name: string }
+  | { readonly kind: 'set'; readonly elements: readonly NftElement[] }
+  | { readonly kind: 'value'; readonly text: string; readonly quoted?: boolean }
+  | { readonly kind: 'list'; readonly items: readonly string[] };
+
+export type NftRelOp = '==' | '!=' | '<' | '>' | '<=' | '>=' | 'implicit';
+
+/** `dnat to 10.0.0.1:80` → {text:'10.0.0.1:80', addr:'10.0.0.1', port:'80'}; `redirect to :15001` → {port}. */
+export interface NftNatTarget {
+  readonly text: string;
+  readonly addr?: string;
+  readonly port?: string;
+}
+
+export type NftExpr =
+  /* matches: `implicit` is nft's printed-without-operator form: equality, or flag/set membership. */
+  | { readonly kind: 'match'; readonly left: NftOperand; readonly op: NftRelOp; readonly right: NftOperand; readonly column: number }
+  /* statements */
+  | { readonly kind: 'verdict'; readonly verdict: NftVerdictName; readonly chain?: string; readonly text?: string; readonly column: number }
+  | { readonly kind: 'vmap'; readonly key: NftOperand; readonly map: NftMapRef; readonly column: number }
+  | {
+      readonly kind: 'dnat' | 'snat';
+      readonly family?: string;
+      readonly to?: NftNatTarget;
+      readonly map?: { readonly key: NftOperand; readonly map: NftMapRef };
+      readonly flags: readonly string[];
+      readonly column: number;
+    }
+  | { readonly kind: 'masquerade' | 'redirect'; readonly to?: NftNatTarget; readonly flags: readonly string[]; readonly column: number }
+  | { readonly kind: 'mark-set'; readonly target: 'meta' | 'ct'; readonly expr: NftOperand; readonly column: number }
+  | { readonly kind: 'assign'; readonly left: NftOperand; readonly expr: NftOperand; readonly column: number }
+  | { readonly kind: 'counter'; readonly packets?: number; readonly bytes?: number; readonly name?: string; readonly column: number }
+  | {
+      readonly kind: 'update-set';
+      readonly op: 'update' | 'add' | 'delete';
+      readonly set: string;
+      readonly key: NftOperand;
+      readonly timeout?: string;
+      readonly column: number;
+    }
+  | { readonly kind: 'reject'; readonly with?: string; readonly column: number }
+  | { readonly kind: 'log'; readonly prefix?: string; readonly group?: number; readonly level?: string; readonly text: string; readonly column: number }
+  | { readonly kind: 'limit'; readonly rate: string; readonly over: boolean; readonly burst?: string; readonly text: string; readonly column: number }
+  | { readonly kind: 'xt'; readonly match: boolean; readonly name: string; readonly column: number }
+  /** Known statements kpx does not model further (notrack, queue options, meter, quota, dup, fwd, …). */
+  | { readonly kind: 'statement'; readonly name: string; readonly text: string; readonly column: number }
+  | { readonly kind: 'unsupported'; readonly text: string; readonly column: number };
+
+export interface NftRule {
+  readonly exprs: readonly NftExpr[];
+  readonly comment?: string;
+  readonly handle?: number;
+  readonly counter?: { readonly packets: number; readonly bytes: number };
+  readonly raw: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers
+
+/** Render an operand roughly as nft prints it (for messages and comparisons). */
+export function operandText(o: NftOperand): string {
+  switch (o.kind) {
+    case 'payload':
+      return `${o.protocol} ${o.field}`;
+    case 'meta':
+      return `meta ${o.key}`;
+    case 'ct':
+      return o.dir ? `ct ${o.dir} ${o.key}` : `ct ${o.key}`;
+    case 'fib':
+      return `fib ${o.flags.join(' . ')} ${o.result}`;
+    case 'numgen':
+      return `numgen ${o.mode} mod ${o.mod}${o.offset ? ` offset ${o.offset}` : ''}`;
+    case 'selector':
+      return o.words.join(' ');
+    case 'concat':
+      return o.parts.map(operandText).join(' . ');
+    case 'binop':
+      return `${operandText(o.left)} ${o.op} ${operandText(o.right)}`;
+    case 'map':
+      return `${operandText(o.key)} map ${mapRefText(o.map)}`;
+    case 'set-ref':
+      return `@${o.name}`;
+    case 'set':
+      return `{ ${o.elements.map(elementText).join(', ')} }`;
+    case 'value':
+      return o.quoted ? `"${o.text}"` : o.text;
+    case 'list':
+      return o.items.join(',');
+  }
+}
+
+export function mapRefText(m: NftMapRef): string {
+  return m.kind === 'ref' ? `@${m.name}` : `{ ${m.elements.map(elementText).join(', ')} }`;
+}
+
+export function valueText(v: NftValue): string {
+  if (v.kind === 'data') return v.parts.join(' . ');
+  return v.chain !== undefined ? `${v.verdict} ${v.chain}` : v.verdict;
+}
+
+export function elementText(e: NftElement): string {
+  const k = e.key.join(' . ');
+  return e.value ? `${k} : ${valueText(e.value)}` : k;
+}
+
+/** The values a match's right side stands for: set elements' keys, list items, or one value. */
+export function rightValues(o: NftOperand): readonly string[] | undefined {
+  if (o.kind === 'value') return [o.text];
+  if (o.kind === 'list') return o.items;
+  if (o.kind === 'set') return o.elements.map((e) => e.key.join(' . '));
+  return undefined;
+}
+
+/** The states a `ct state …` match tests, or undefined for other exprs. */
+export function ctStates(e: NftExpr): { negated: boolean; states: readonly string[] } | undefined {
+  if (e.kind !== 'match' || e.left.kind !== 'ct' || e.left.key !== 'state') return undefined;
+  const states = rightValues(e.right);
+  return states ? { negated: e.op === '!=', states } : undefined;
+}
+
+/** Elements of a map reference: inline ones, or the named set's in `table`. */
+export function resolveMap(table: NftTable, m: NftMapRef): readonly NftElement[] | undefined {
+  if (m.kind === 'inline') return m.elements;
+  return table.sets.find((s) => s.name === m.name)?.elements;
+}
+
+/** Parse an nft integer literal (`0x00004000`, `16384`). */
+export function nftNumber(text: string): number | undefined {
+  if (/^0x[0-9a-f]+$/i.test(text)) return parseInt(text.slice(2), 16);
+  if (/^-?\d+$/.test(text)) return Number(text);
+  return undefined;
+}
+
+/** nft time strings (`3h`, `1d2h3m4s500ms`, `10800s`) to seconds. */
+export function nftTimeToSeconds(text: string): number | undefined {
+  const re = /(\d+)(ms|d|h|m|s)/g;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const n = Number(m[1]);
+    total += m[2] === 'd' ? n * 86400 : m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : m[2] === 's' ? n : n / 1000;
+    consumed += m[0].length;
+  }
+  if (consumed !== text.length || consumed === 0) return /^\d+$/.test(text) ? Number(text) : undefined;
+  return total;
+}
+
+/** Seconds to nft's printed form (10800 → `3h`, 90 → `1m30s`). */
+export function formatNftTime(seconds: number): string {
+  let ms = Math.round(seconds * 1000);
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
+    if (ms >= size) {
+      parts.push(`${Math.floor(ms / size)}${unit}`);
+      ms %= size;
+    }
+  }
+  return parts.length ? parts.join('') : '0s';
+}
+
+/** Standard named priorities (nftables `src/rule.c` std_prios / bridge_std_prios). */
+export function standardPriority(family: string, name: string): number | undefined {
+  const bridge: Record<string, number> = { dstnat: -300, filter: -200, out: 100, srcnat: 300 };
+  const std: Record<string, number> = { raw: -300, mangle: -150, dstnat: -100, filter: 0, security: 50, srcnat: 100 };
+  return (family === 'bridge' ? bridge : std)[name];
+}
