@@ -1,0 +1,624 @@
+/**
+ * A deterministic model of a Kubernetes cluster as one node's kube-proxy sees it: Services,
+ * their ports and endpoints, which endpoints are on THIS node, and the node's addresses.
+ * Every renderer (iptables, ipvs, nftables, routes, ground truth) reads this one model.
+ */
+import {
+  createRng,
+  isV6,
+  joinHostPort,
+  portProtoHash,
+  type Rng,
+  v4FromString,
+  v4ToString,
+  v6FromString,
+  v6ToString,
+} from './util.js';
+
+export type Protocol = 'tcp' | 'udp' | 'sctp';
+export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+export type TrafficPolicy = 'Cluster' | 'Local';
+export type Family = 4 | 6;
+export type Cni = 'flannel' | 'calico';
+
+export interface Endpoint {
+  readonly ip: string;
+  readonly port: number;
+  readonly nodeName: string;
+  /** The pod runs on THIS node. */
+  readonly local: boolean;
+}
+
+export interface ServicePort {
+  /** null for an unnamed port (only allowed on single-port Services). */
+  readonly name: string | null;
+  readonly protocol: Protocol;
+  readonly port: number;
+  readonly targetPort: number;
+  readonly nodePort: number | null;
+  /** Ready endpoints in kube-proxy's order (sorted by the `IP:port` string). */
+  readonly endpoints: readonly Endpoint[];
+}
+
+export interface Service {
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: ServiceType;
+  readonly clusterIP: string;
+  readonly ports: readonly ServicePort[];
+  readonly externalIPs: readonly string[];
+  readonly loadBalancerIPs: readonly string[];
+  readonly loadBalancerSourceRanges: readonly string[];
+  readonly externalTrafficPolicy: TrafficPolicy;
+  readonly internalTrafficPolicy: TrafficPolicy;
+  readonly sessionAffinity: { readonly timeoutSeconds: number } | null;
+  /** Allocated for type=LoadBalancer with externalTrafficPolicy=Local. */
+  readonly healthCheckNodePort: number | null;
+  /** Which catalogue shape produced it ('random' for the mix). */
+  readonly shape: string;
+}
+
+export interface NodeInfo {
+  readonly name: string;
+  readonly index: number;
+  readonly ip: string;
+  /** This node's pod range (a /24 for IPv4, a /64 for IPv6). */
+  readonly podCIDR: string;
+}
+
+export interface Cluster {
+  readonly seed: number;
+  readonly family: Family;
+  readonly cni: Cni;
+  readonly clusterCIDR: string;
+  readonly serviceCIDR: string;
+  /** THIS node. */
+  readonly node: NodeInfo;
+  readonly nodes: readonly NodeInfo[];
+  readonly services: readonly Service[];
+  /** Sum over Service ports of endpoints (kube-proxy's totalEndpoints). */
+  readonly totalEndpoints: number;
+  /** Service ports in the order kube-proxy's Go map iteration happened to visit them. */
+  readonly syncOrder: readonly ServicePortRef[];
+}
+
+export interface ServicePortRef {
+  readonly service: Service;
+  readonly port: ServicePort;
+}
+
+/** The probabilities of the default random mix (per Service). */
+export interface Mix {
+  nodePort: number;
+  loadBalancer: number;
+  externalIPs: number;
+  sourceRanges: number;
+  externalLocal: number;
+  internalLocal: number;
+  affinity: number;
+  noEndpoints: number;
+  udp: number;
+  sctp: number;
+  multiPort: number;
+}
+
+export const DEFAULT_MIX: Mix = {
+  nodePort: 0.08,
+  loadBalancer: 0.04,
+  externalIPs: 0.02,
+  sourceRanges: 0.3,
+  externalLocal: 0.25,
+  internalLocal: 0.02,
+  affinity: 0.03,
+  noEndpoints: 0.04,
+  udp: 0.05,
+  sctp: 0.005,
+  multiPort: 0.2,
+};
+
+/** Named shapes tests can force. Each appears once when listed in `shapes`. */
+export const SHAPES = [
+  'kubernetes',
+  'kube-dns',
+  'single-endpoint',
+  'two-endpoints',
+  'three-endpoints',
+  'seven-endpoints',
+  'no-endpoints',
+  'nodeport',
+  'nodeport-no-endpoints',
+  'nodeport-local',
+  'nodeport-local-no-local-endpoints',
+  'loadbalancer',
+  'loadbalancer-local',
+  'loadbalancer-source-ranges',
+  'loadbalancer-source-ranges-node',
+  'loadbalancer-no-endpoints',
+  'external-ips',
+  'external-ips-no-endpoints',
+  'internal-local',
+  'internal-local-no-local-endpoints',
+  'affinity',
+  'affinity-custom-timeout',
+  'affinity-local',
+  'sctp',
+  'sctp-nodeport',
+  'udp-multiport',
+  'unnamed-port',
+] as const;
+export type Shape = (typeof SHAPES)[number];
+
+export interface GenerateOptions {
+  seed: number;
+  /** Number of Service objects (catalogue shapes included). */
+  services: number;
+  family?: Family;
+  cni?: Cni;
+  /** Number of nodes; default grows with the number of pods (~100 pods per node, at least 3). */
+  nodes?: number;
+  /** Shapes always included first; default: every shape in SHAPES. Use [] for a pure random mix. */
+  shapes?: readonly Shape[];
+  /** Endpoints per Service in the random mix, inclusive range (default 1..10, with a 10% tail up to 20). */
+  endpoints?: { min: number; max: number };
+  /** Add one Service with this many endpoints (e.g. 1100, to force large-cluster mode). */
+  bigService?: number;
+  mix?: Partial<Mix>;
+}
+
+const NAMESPACES = ['default', 'kube-system', 'monitoring', 'ingress', 'payments', 'search', 'cart', 'auth', 'data', 'web'];
+const WORDS = ['api', 'web', 'db', 'cache', 'queue', 'auth', 'search', 'cart', 'front', 'back', 'store', 'gw', 'mail', 'log', 'metrics', 'ui', 'admin', 'billing', 'report', 'sync'];
+const PORT_NAMES: [string, Protocol, number, number][] = [
+  ['http', 'tcp', 80, 8080],
+  ['https', 'tcp', 443, 8443],
+  ['grpc', 'tcp', 9090, 9090],
+  ['metrics', 'tcp', 9100, 9100],
+  ['admin', 'tcp', 8081, 8081],
+  ['dns', 'udp', 53, 5353],
+  ['syslog', 'udp', 514, 5514],
+  ['stats', 'udp', 8125, 8125],
+];
+
+interface Allocator {
+  serviceIP(): string;
+  nodePort(): number | null;
+  externalIP(): string;
+  lbIP(): string;
+}
+
+function makeAllocator(family: Family, rng: Rng): Allocator {
+  const usedSvc = new Set<string>();
+  const usedNodePorts = new Set<number>();
+  let ext = 0;
+  let lb = 0;
+  const svcBase4 = v4FromString('10.96.0.0');
+  const svcBase6 = v6FromString('fd00:10:96::');
+  const reserve = (ip: string) => usedSvc.add(ip);
+  reserve(family === 4 ? '10.96.0.1' : 'fd00:10:96::1');
+  reserve(family === 4 ? '10.96.0.10' : 'fd00:10:96::a');
+  const extBlocks4 = ['203.0.113.0', '198.51.100.0', '192.0.2.0'];
+  return {
+    serviceIP() {
+      for (;;) {
+        // 10.96.0.0/12 (IPv4) or fd00:10:96::/108 (IPv6): skip .0 and the broadcast-looking .255.
+        const off = rng.int(2, family === 4 ? (1 << 20) - 2 : (1 << 20) - 2);
+        const ip = family === 4 ? v4ToString(svcBase4 + off) : v6ToString(svcBase6 + BigInt(off));
+        if ((off & 255) === 0 || (off & 255) === 255 || usedSvc.has(ip)) continue;
+        usedSvc.add(ip);
+        return ip;
+      }
+    },
+    nodePort() {
+      if (usedNodePorts.size >= 2768 - 8) return null;
+      for (;;) {
+        const p = rng.int(30000, 32767);
+        if (!usedNodePorts.has(p)) {
+          usedNodePorts.add(p);
+          return p;
+        }
+      }
+    },
+    externalIP() {
+      const i = ext++;
+      if (family === 6) return v6ToString(v6FromString('2001:db8:e::') + BigInt(i + 1));
+      if (i < 3 * 254) return v4ToString(v4FromString(extBlocks4[Math.floor(i / 254)]) + (i % 254) + 1);
+      return v4ToString(v4FromString('100.64.0.0') + (i - 3 * 254) + 1);
+    },
+    lbIP() {
+      const i = lb++;
+      if (family === 6) return v6ToString(v6FromString('2001:db8:1b::') + BigInt(i + 1));
+      // 172.18.200.0 .. 172.18.255.255 (a MetalLB-style pool inside the node network), then 100.100/16.
+      if (i < 56 * 256 - 2) return v4ToString(v4FromString('172.18.200.1') + i);
+      return v4ToString(v4FromString('100.100.0.1') + i);
+    },
+  };
+}
+
+interface PodPool {
+  /** A new pod on a random node (or on `node` when given). */
+  pod(node?: NodeInfo): { ip: string; node: NodeInfo };
+}
+
+function makePodPool(nodes: readonly NodeInfo[], family: Family, rng: Rng): PodPool {
+  const next = new Map<number, number>();
+  const maxHost = family === 4 ? 254 : 65000;
+  return {
+    pod(node) {
+      for (let tries = 0; ; tries++) {
+        const n = node ?? nodes[rng.int(0, nodes.length - 1)];
+        const used = next.get(n.index) ?? 1;
+        if (used >= maxHost) {
+          if (node || tries > nodes.length * 4) throw new Error(`node ${n.name} has no free pod IPs`);
+          continue;
+        }
+        next.set(n.index, used + 1);
+        const host = used + 1; // .1 is the gateway (cni0)
+        const base = n.podCIDR.split('/')[0];
+        const ip = family === 4 ? v4ToString(v4FromString(base) + host) : v6ToString(v6FromString(base) + BigInt(host));
+        return { ip, node: n };
+      }
+    },
+  };
+}
+
+function makeNodes(count: number, family: Family, clusterPrefix: number): NodeInfo[] {
+  const nodes: NodeInfo[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = i === 0 ? 'k8s-control-plane' : i === 1 ? 'k8s-worker' : `k8s-worker${i}`;
+    let ip: string;
+    let podCIDR: string;
+    if (family === 4) {
+      ip = v4ToString(v4FromString('172.18.0.2') + i + Math.floor(i / 250) * 6);
+      podCIDR = `${v4ToString(v4FromString('10.244.0.0') + i * 256)}/24`;
+    } else {
+      ip = v6ToString(v6FromString('fc00:f853:ccd:e793::2') + BigInt(i));
+      podCIDR = `${v6ToString(v6FromString('fd00:10:244::') + (BigInt(i) << 64n))}/64`;
+    }
+    nodes.push({ name, index: i, ip, podCIDR });
+  }
+  void clusterPrefix;
+  return nodes;
+}
+
+/** ServicePortName.String(): `ns/name:port`, or `ns/name` for an unnamed port. */
+export function servicePortName(svc: { namespace: string; name: string }, port: { name: string | null }): string {
+  return port.name ? `${svc.namespace}/${svc.name}:${port.name}` : `${svc.namespace}/${svc.name}`;
+}
+
+/** kube-proxy's endpoint order: sort by the `IP:port` string (byEndpoint, endpointslicecache.go). */
+export function sortEndpoints(eps: Endpoint[]): Endpoint[] {
+  const key = (e: Endpoint) => joinHostPort(e.ip, e.port);
+  return eps.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+interface Draft {
+  namespace: string;
+  name: string;
+  type: ServiceType;
+  clusterIP?: string;
+  ports: { name: string | null; protocol: Protocol; port: number; targetPort: number }[];
+  /** Pods: count and how many must be on this node (-1 = random placement). */
+  pods: number;
+  localPods?: number;
+  /** Pods that must NOT be on this node. */
+  noLocal?: boolean;
+  fixedEndpoints?: { ip: string; node: NodeInfo }[];
+  externalIPs?: number;
+  loadBalancerIPs?: number;
+  sourceRanges?: string[];
+  externalTrafficPolicy?: TrafficPolicy;
+  internalTrafficPolicy?: TrafficPolicy;
+  affinity?: number;
+  shape: string;
+}
+
+function shapeDraft(shape: Shape, family: Family, nodes: readonly NodeInfo[], thisNode: NodeInfo): Draft {
+  const p = (name: string | null, protocol: Protocol, port: number, targetPort = port) => ({ name, protocol, port, targetPort });
+  const nodeNet = family === 4 ? '172.18.0.0/16' : 'fc00:f853:ccd:e793::/64';
+  const ranges = family === 4 ? ['203.0.113.0/25', '198.51.100.7/32'] : ['2001:db8:cafe::/48'];
+  const base = { namespace: 'shapes', name: shape, type: 'ClusterIP' as ServiceType, shape };
+  switch (shape) {
+    case 'kubernetes':
+      return {
+        ...base,
+        namespace: 'default',
+        name: 'kubernetes',
+        clusterIP: family === 4 ? '10.96.0.1' : 'fd00:10:96::1',
+        ports: [p('https', 'tcp', 443, 6443)],
+        pods: 0,
+        fixedEndpoints: [{ ip: nodes[0].ip, node: nodes[0] }],
+      };
+    case 'kube-dns':
+      return {
+        ...base,
+        namespace: 'kube-system',
+        name: 'kube-dns',
+        clusterIP: family === 4 ? '10.96.0.10' : 'fd00:10:96::a',
+        ports: [p('dns', 'udp', 53), p('dns-tcp', 'tcp', 53), p('metrics', 'tcp', 9153)],
+        pods: 2,
+        localPods: 1,
+      };
+    case 'single-endpoint':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 1 };
+    case 'two-endpoints':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 2 };
+    case 'three-endpoints':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 3 };
+    case 'seven-endpoints':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080), p('grpc', 'tcp', 9090)], pods: 7, localPods: 2 };
+    case 'no-endpoints':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 0 };
+    case 'nodeport':
+      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 3 };
+    case 'nodeport-no-endpoints':
+      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 0 };
+    case 'nodeport-local':
+      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, externalTrafficPolicy: 'Local' };
+    case 'nodeport-local-no-local-endpoints':
+      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 2, noLocal: true, externalTrafficPolicy: 'Local' };
+    case 'loadbalancer':
+      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080), p('https', 'tcp', 443, 8443)], pods: 2, loadBalancerIPs: 1 };
+    case 'loadbalancer-local':
+      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, loadBalancerIPs: 1, externalTrafficPolicy: 'Local' };
+    case 'loadbalancer-source-ranges':
+      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 2, loadBalancerIPs: 1, sourceRanges: ranges };
+    case 'loadbalancer-source-ranges-node':
+      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 2, loadBalancerIPs: 2, sourceRanges: [ranges[0], nodeNet] };
+    case 'loadbalancer-no-endpoints':
+      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 0, loadBalancerIPs: 1 };
+    case 'external-ips':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 2, externalIPs: 2 };
+    case 'external-ips-no-endpoints':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 0, externalIPs: 1 };
+    case 'internal-local':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, internalTrafficPolicy: 'Local' };
+    case 'internal-local-no-local-endpoints':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 2, noLocal: true, internalTrafficPolicy: 'Local' };
+    case 'affinity':
+      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 3, affinity: 10800 };
+    case 'affinity-custom-timeout':
+      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 2, affinity: 3600 };
+    case 'affinity-local':
+      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, loadBalancerIPs: 1, affinity: 10800, externalTrafficPolicy: 'Local' };
+    case 'sctp':
+      return { ...base, ports: [p('diameter', 'sctp', 3868)], pods: 2 };
+    case 'sctp-nodeport':
+      return { ...base, type: 'NodePort', ports: [p(null, 'sctp', 9999)], pods: 1 };
+    case 'udp-multiport':
+      return { ...base, ports: [p('dns', 'udp', 53, 5353), p('dns-tcp', 'tcp', 53, 5353), p('syslog', 'udp', 514, 5514)], pods: 2 };
+    case 'unnamed-port':
+      return { ...base, ports: [p(null, 'tcp', 8080)], pods: 2 };
+  }
+  void thisNode;
+  throw new Error(`unknown shape ${shape as string}`);
+}
+
+function randomDraft(rng: Rng, i: number, mix: Mix, epRange: { min: number; max: number }): Draft {
+  const namespace = rng.pick(NAMESPACES);
+  const name = `${rng.pick(WORDS)}-${rng.pick(WORDS)}-${i.toString(36)}`;
+  const r = rng.next();
+  const type: ServiceType = r < mix.loadBalancer ? 'LoadBalancer' : r < mix.loadBalancer + mix.nodePort ? 'NodePort' : 'ClusterIP';
+  const ports: Draft['ports'] = [];
+  if (rng.chance(mix.multiPort)) {
+    const count = rng.int(2, 4);
+    const names = new Set<string>();
+    while (ports.length < count) {
+      const [pn, proto, port, target] = rng.pick(PORT_NAMES);
+      if (names.has(pn)) continue;
+      names.add(pn);
+      ports.push({ name: pn, protocol: proto, port, targetPort: target });
+    }
+  } else {
+    const proto: Protocol = rng.chance(mix.sctp) ? 'sctp' : rng.chance(mix.udp) ? 'udp' : 'tcp';
+    const port = rng.pick([80, 443, 8080, 8443, 9000, 5432, 6379, 3306, 27017, 9092, 11211, 5672]);
+    const named = rng.chance(0.6);
+    ports.push({ name: named ? rng.pick(['http', 'web', 'tcp', 'client', 'main']) : null, protocol: proto, port, targetPort: rng.chance(0.5) ? port : rng.int(1024, 65000) });
+  }
+  let pods = 0;
+  if (!rng.chance(mix.noEndpoints)) {
+    pods = rng.chance(0.9) ? rng.int(epRange.min, epRange.max) : rng.int(epRange.max, Math.max(epRange.max, 20));
+  }
+  const external = type !== 'ClusterIP';
+  return {
+    namespace,
+    name,
+    type,
+    ports,
+    pods,
+    externalIPs: rng.chance(mix.externalIPs) ? rng.int(1, 2) : 0,
+    loadBalancerIPs: type === 'LoadBalancer' ? 1 : 0,
+    sourceRanges: type === 'LoadBalancer' && rng.chance(mix.sourceRanges) ? rng.pick([['10.0.0.0/8'], ['203.0.113.0/24', '198.51.100.0/25'], ['192.168.0.0/16']]) : undefined,
+    externalTrafficPolicy: external && rng.chance(mix.externalLocal) ? 'Local' : 'Cluster',
+    internalTrafficPolicy: rng.chance(mix.internalLocal) ? 'Local' : 'Cluster',
+    affinity: rng.chance(mix.affinity) ? rng.pick([10800, 10800, 600, 3600]) : undefined,
+    shape: 'random',
+  };
+}
+
+function v6SourceRange(r: string): string {
+  // Documentation IPv4 ranges have no meaning in an IPv6 cluster: map them to 2001:db8::/32 blocks.
+  if (!isV6(r.split('/')[0])) return r.startsWith('10.') ? 'fd00::/8' : '2001:db8:cafe::/48';
+  return r;
+}
+
+export function generateCluster(options: GenerateOptions): Cluster {
+  const family: Family = options.family ?? 4;
+  const cni: Cni = options.cni ?? 'flannel';
+  const mix: Mix = { ...DEFAULT_MIX, ...options.mix };
+  const epRange = options.endpoints ?? { min: 1, max: 10 };
+  const rng = createRng(options.seed);
+  const shapes = (options.shapes ?? SHAPES).filter((s) => SHAPES.includes(s));
+
+  // Draft everything first so the number of pods (and so nodes) is known.
+  const drafts: Draft[] = [];
+  const nodeCountHint = options.nodes;
+  const provisional = makeNodes(Math.max(nodeCountHint ?? 3, 3), family, 16);
+  for (const s of shapes) drafts.push(shapeDraft(s, family, provisional, provisional[1]));
+  const draftRng = rng.fork('drafts');
+  for (let i = drafts.length; i < options.services; i++) drafts.push(randomDraft(draftRng, i, mix, epRange));
+  if (options.bigService && options.bigService > 0) {
+    drafts.push({ namespace: 'big', name: 'fanout', type: 'ClusterIP', ports: [{ name: 'http', protocol: 'tcp', port: 80, targetPort: 8080 }], pods: options.bigService, shape: 'big-service' });
+  }
+  const totalPods = drafts.reduce((n, d) => n + d.pods, 0);
+  const nodeCount = Math.max(3, nodeCountHint ?? Math.ceil(totalPods / 100));
+  const maxNodes = family === 4 ? 4096 : 65536;
+  if (nodeCount > maxNodes) throw new Error(`too many nodes (${nodeCount})`);
+  const clusterPrefix = family === 4 ? (nodeCount <= 256 ? 16 : nodeCount <= 1024 ? 14 : 12) : nodeCount <= 256 ? 56 : 48;
+  const clusterCIDR = family === 4 ? `10.244.0.0/${clusterPrefix}` : `fd00:10:244::/${clusterPrefix}`;
+  const nodes = makeNodes(nodeCount, family, clusterPrefix);
+  const thisNode = nodes[1];
+  const kubernetesEndpointNode = nodes[0];
+
+  const alloc = makeAllocator(family, rng.fork('alloc'));
+  const pods = makePodPool(nodes, family, rng.fork('pods'));
+  const place = rng.fork('place');
+  const others = nodes.filter((n) => n !== thisNode);
+
+  const services: Service[] = [];
+  const seen = new Set<string>();
+  for (const d of drafts) {
+    const key = `${d.namespace}/${d.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    // Pods (shared by all ports of the Service).
+    const podList: { ip: string; node: NodeInfo }[] = [];
+    if (d.fixedEndpoints) {
+      for (const f of d.fixedEndpoints) podList.push(f.node === provisional[0] ? { ip: kubernetesEndpointNode.ip, node: kubernetesEndpointNode } : f);
+    }
+    for (let k = 0; k < d.pods; k++) {
+      let node: NodeInfo | undefined;
+      if (d.localPods !== undefined && k < d.localPods) node = thisNode;
+      else if (d.localPods !== undefined || d.noLocal) node = others[place.int(0, others.length - 1)];
+      podList.push(pods.pod(node));
+    }
+    const type = d.type;
+    const isExternalType = type === 'NodePort' || type === 'LoadBalancer';
+    const ports: ServicePort[] = d.ports.map((p) => {
+      const nodePort = isExternalType ? alloc.nodePort() : null;
+      const eps = sortEndpoints(
+        podList.map((pod) => ({
+          ip: pod.ip,
+          port: d.fixedEndpoints && d.name === 'kubernetes' ? 6443 : p.targetPort,
+          nodeName: pod.node.name,
+          local: pod.node === thisNode,
+        })),
+      );
+      return { name: p.name, protocol: p.protocol, port: p.port, targetPort: p.targetPort, nodePort, endpoints: eps };
+    });
+    // Out of NodePorts: the API server would refuse; keep the Service as ClusterIP instead.
+    const effectiveType: ServiceType = isExternalType && ports.some((p) => p.nodePort === null) ? 'ClusterIP' : type;
+    const finalPorts = effectiveType === type ? ports : ports.map((p) => ({ ...p, nodePort: null }));
+    const lbIPs = effectiveType === 'LoadBalancer' ? Array.from({ length: d.loadBalancerIPs ?? 1 }, () => alloc.lbIP()) : [];
+    const eTP: TrafficPolicy = effectiveType !== 'ClusterIP' ? d.externalTrafficPolicy ?? 'Cluster' : 'Cluster';
+    const ranges = effectiveType === 'LoadBalancer' && d.sourceRanges ? (family === 6 ? d.sourceRanges.map(v6SourceRange) : d.sourceRanges) : [];
+    services.push({
+      namespace: d.namespace,
+      name: d.name,
+      type: effectiveType,
+      clusterIP: d.clusterIP ?? alloc.serviceIP(),
+      ports: finalPorts,
+      externalIPs: Array.from({ length: d.externalIPs ?? 0 }, () => alloc.externalIP()),
+      loadBalancerIPs: lbIPs,
+      loadBalancerSourceRanges: [...new Set(ranges)],
+      externalTrafficPolicy: eTP,
+      internalTrafficPolicy: d.internalTrafficPolicy ?? 'Cluster',
+      sessionAffinity: d.affinity ? { timeoutSeconds: d.affinity } : null,
+      healthCheckNodePort: effectiveType === 'LoadBalancer' && eTP === 'Local' ? alloc.nodePort() : null,
+      shape: d.shape,
+    });
+  }
+  services.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const syncOrder: ServicePortRef[] = [];
+  for (const s of services) for (const p of s.ports) syncOrder.push({ service: s, port: p });
+  rng.fork('order').shuffle(syncOrder);
+  const totalEndpoints = syncOrder.reduce((n, r) => n + r.port.endpoints.length, 0);
+  return {
+    seed: options.seed,
+    family,
+    cni,
+    clusterCIDR,
+    serviceCIDR: family === 4 ? '10.96.0.0/12' : 'fd00:10:96::/108',
+    node: thisNode,
+    nodes,
+    services,
+    totalEndpoints,
+    syncOrder,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// kube-proxy's per-service-port decisions (pkg/proxy/serviceport.go, topology.go,
+// iptables/proxier.go syncProxyRules), shared by every renderer.
+
+export interface PortPlan {
+  readonly svc: Service;
+  readonly port: ServicePort;
+  /** `ns/name:port` (ServicePortName.String()). */
+  readonly spn: string;
+  readonly hash: string;
+  readonly externallyAccessible: boolean;
+  readonly externalPolicyLocal: boolean;
+  readonly internalPolicyLocal: boolean;
+  readonly clusterEndpoints: readonly Endpoint[];
+  readonly localEndpoints: readonly Endpoint[];
+  /** Endpoints that get a KUBE-SEP / endpoint-… chain on this node. */
+  readonly reachableEndpoints: readonly Endpoint[];
+  readonly hasEndpoints: boolean;
+  readonly hasInternalEndpoints: boolean;
+  readonly hasExternalEndpoints: boolean;
+  readonly usesClusterPolicyChain: boolean;
+  readonly usesLocalPolicyChain: boolean;
+  readonly usesExternalTrafficChain: boolean;
+  readonly usesFWChain: boolean;
+  /** A loadBalancerSourceRanges entry contains the node IP. */
+  readonly allowFromNode: boolean;
+}
+
+export function planPort(cluster: Cluster, svc: Service, port: ServicePort): PortPlan {
+  const spn = servicePortName(svc, port);
+  const externallyAccessible = port.nodePort !== null || svc.externalIPs.length > 0 || svc.loadBalancerIPs.length > 0;
+  const externalPolicyLocal = (svc.type === 'NodePort' || svc.type === 'LoadBalancer') && svc.externalTrafficPolicy === 'Local';
+  const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
+  const usesCluster = !internalPolicyLocal || externallyAccessible;
+  const usesLocal = internalPolicyLocal || (externalPolicyLocal && externallyAccessible);
+  const all = port.endpoints;
+  const clusterEndpoints = usesCluster ? all : [];
+  const localEndpoints = usesLocal ? all.filter((e) => e.local) : [];
+  const reachable = !usesLocal ? clusterEndpoints : !usesCluster ? localEndpoints : all;
+  const hasEndpoints = all.length > 0;
+  const hasInternalEndpoints = hasEndpoints && (!internalPolicyLocal || localEndpoints.length > 0);
+  const hasExternalEndpoints = hasEndpoints && (!externalPolicyLocal || localEndpoints.length > 0);
+  const nodeIP = cluster.node.ip;
+  return {
+    svc,
+    port,
+    spn,
+    hash: portProtoHash(spn, port.protocol),
+    externallyAccessible,
+    externalPolicyLocal,
+    internalPolicyLocal,
+    clusterEndpoints,
+    localEndpoints,
+    reachableEndpoints: reachable,
+    hasEndpoints,
+    hasInternalEndpoints,
+    hasExternalEndpoints,
+    usesClusterPolicyChain: clusterEndpoints.length > 0 && usesCluster,
+    usesLocalPolicyChain: localEndpoints.length > 0 && usesLocal,
+    usesExternalTrafficChain: hasEndpoints && externallyAccessible,
+    usesFWChain: hasEndpoints && svc.loadBalancerIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0,
+    allowFromNode: svc.loadBalancerSourceRanges.some((r) => rangeContains(r, nodeIP)),
+  };
+}
+
+function rangeContains(cidr: string, ip: string): boolean {
+  const [net, len] = cidr.split('/');
+  if (isV6(net) !== isV6(ip)) return false;
+  if (isV6(ip)) {
+    const l = BigInt(len);
+    const mask = l === 0n ? 0n : ((1n << l) - 1n) << (128n - l);
+    return (v6FromString(net) & mask) === (v6FromString(ip) & mask);
+  }
+  const l = Number(len);
+  const mask = l === 0 ? 0 : (0xffffffff << (32 - l)) >>> 0;
+  return ((v4FromString(net) & mask) >>> 0) === ((v4FromString(ip) & mask) >>> 0);
+}
