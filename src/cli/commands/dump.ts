@@ -1,0 +1,30 @@
+/** `kpx dump FILE`: print a parsed dump back (iptables-save) or its model (json). */
+import { readFileSync } from 'node:fs';
+import { parseInput, readInputs } from '../../load/index.js';
+import { renderIptablesSave } from '../../render/iptables-save.js';
+import { renderJson } from '../../render/json.js';
+import { formatDiagnostic } from '../../render/diagnostics.js';
+import type { Ruleset } from '../../model/netfilter.js';
+import { ExitCode, UsageError } from '../exit.js';
+
+export interface DumpOptions {
+  input?: string[];
+  output: 'iptables-save' | 'json';
+}
+
+export async function dumpAction(file: string | undefined, opts: DumpOptions): Promise<number> {
+  const paths = [...(file ? [file] : []), ...(opts.input ?? [])];
+  if (paths.length !== 1) throw new UsageError('kpx dump takes exactly one dump (a file or - for stdin)');
+  const inputs = readInputs(paths, () => readFileSync(0));
+  if (inputs.length !== 1) throw new UsageError(`${paths[0]}: kpx dump takes one file, not a directory of ${inputs.length}`);
+  const parsed = await parseInput(inputs[0]);
+  for (const d of parsed.diagnostics) if (d.severity !== 'info') process.stderr.write(formatDiagnostic(d) + '\n');
+  if (!parsed.parsed) return ExitCode.Error;
+  if (opts.output === 'json') {
+    process.stdout.write(renderJson({ file: parsed.path, format: parsed.format, counts: parsed.parsed.counts, model: parsed.parsed.data, diagnostics: parsed.diagnostics }));
+  } else {
+    if (parsed.format !== 'iptables-save') throw new UsageError(`-o iptables-save needs an iptables-save dump; ${parsed.path} is ${parsed.format} (use -o json)`);
+    process.stdout.write(renderIptablesSave(parsed.parsed.data as Ruleset));
+  }
+  return parsed.diagnostics.some((d) => d.severity === 'error') ? ExitCode.Findings : ExitCode.Ok;
+}

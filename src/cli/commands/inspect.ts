@@ -1,0 +1,79 @@
+/** `kpx inspect INPUT…`: what each file is, what it holds, and what is wrong with it. */
+import Table from 'cli-table3';
+import { loadFromOptions, type InputOptions } from '../inputs.js';
+import { missingDumps, proxyModes } from '../../load/snapshot.js';
+import type { NodeSnapshot } from '../../model/snapshot.js';
+import { renderJson } from '../../render/json.js';
+import { formatDiagnostic } from '../../render/diagnostics.js';
+import { chalkInit, colorEnabled } from '../../render/colors.js';
+import { printable } from '../../source/index.js';
+import { ExitCode } from '../exit.js';
+
+export interface InspectOptions extends InputOptions {
+  output: 'text' | 'json';
+}
+
+export function snapshotSummary(s: NodeSnapshot) {
+  return {
+    name: s.name,
+    proxyModes: proxyModes(s),
+    families: [...new Set(s.rulesets.map((r) => r.family))].sort(),
+    iptablesBackends: [...new Set(s.rulesets.map((r) => r.backend))],
+    counts: {
+      tables: s.rulesets.reduce((n, r) => n + r.tables.length, 0),
+      rules: s.rulesets.reduce((n, r) => n + r.ruleCount, 0),
+      ipsets: s.ipsets.length,
+      ipsetMembers: s.ipsets.reduce((n, x) => n + x.members.length, 0),
+      virtualServers: s.ipvs.reduce((n, d) => n + d.virtualServers.length, 0),
+      realServers: s.ipvs.reduce((n, d) => n + d.virtualServers.reduce((m, v) => m + v.realServers.length, 0), 0),
+      routes: s.routes.length,
+      interfaces: s.interfaces.length,
+      addresses: s.interfaces.reduce((n, i) => n + i.addresses.length, 0),
+      sysctls: s.sysctls.size,
+      nftTables: s.nft.reduce((n, r) => n + r.tables.length, 0),
+    },
+    missing: missingDumps(s),
+  };
+}
+
+export async function inspectAction(positional: string[], opts: InspectOptions): Promise<number> {
+  const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
+  const hasErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
+  if (opts.output === 'json') {
+    process.stdout.write(
+      renderJson({
+        files: snapshot.files.map((f) => ({
+          path: f.path,
+          format: f.format,
+          bytes: f.bytes,
+          counts: f.counts,
+          diagnostics: f.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, line: d.line, column: d.column, ...(d.expected ? { expected: d.expected } : {}), ...(d.found ? { found: d.found } : {}) })),
+        })),
+        snapshot: snapshotSummary(snapshot),
+      }),
+    );
+    return hasErrors ? ExitCode.Findings : ExitCode.Ok;
+  }
+  const c = chalkInit(colorEnabled(opts));
+  const table = new Table({ head: ['file', 'format', 'contents', 'errors', 'warnings'], style: { head: [], border: [] } });
+  for (const f of snapshot.files) {
+    const counts = Object.entries(f.counts)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
+    const errors = f.diagnostics.filter((d) => d.severity === 'error').length;
+    const warnings = f.diagnostics.filter((d) => d.severity === 'warning').length;
+    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
+  }
+  const summary = snapshotSummary(snapshot);
+  const lines = [table.toString(), ''];
+  lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
+  for (const m of summary.missing) lines.push(`${c.yellow('missing')}: ${m}`);
+  const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
+  if (diags.length) {
+    lines.push('', c.bold('diagnostics'));
+    for (const d of diags.slice(0, 200)) lines.push(formatDiagnostic(d, c));
+    if (diags.length > 200) lines.push(`… and ${diags.length - 200} more (use -o json)`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  return hasErrors ? ExitCode.Findings : ExitCode.Ok;
+}

@@ -1,0 +1,52 @@
+/** `kpx services`: the Services this node's dataplane implements. */
+import { loadFromOptions, type InputOptions } from '../inputs.js';
+import { resolveServices } from '../../kube/resolve.js';
+import type { ServicePort } from '../../kube/types.js';
+import { renderJson } from '../../render/json.js';
+import { chalkInit, colorEnabled } from '../../render/colors.js';
+import { renderServiceDetail, renderServicesTable, servicesJson } from '../../render/services.js';
+import { parseIp, ipEquals } from '../../model/addr.js';
+import { ExitCode, UsageError } from '../exit.js';
+
+export interface ServicesOptions extends InputOptions {
+  output: 'text' | 'json';
+  service?: string;
+  namespace?: string;
+  state?: string;
+}
+
+const STATES = ['healthy', 'no-endpoints', 'no-local-endpoints', 'partial'];
+
+/** `ns/name`, `ns/name:port`, or a VIP (any of the Service's addresses). */
+export function serviceSelector(sel: string): (s: ServicePort) => boolean {
+  const ip = parseIp(sel.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'));
+  if (ip) {
+    const port = /:(\d+)$/.exec(sel)?.[1];
+    return (s) =>
+      [s.clusterIP, ...s.externalIPs, ...s.loadBalancerIPs].some((a) => a !== null && parseIp(a) !== undefined && ipEquals(parseIp(a)!, ip)) &&
+      (port === undefined || String(s.port) === port);
+  }
+  const m = /^([^/]+)\/([^:]+)(?::(.*))?$/.exec(sel);
+  if (!m) throw new UsageError(`--service ${sel}: expected ns/name, ns/name:port or a VIP`);
+  return (s) => s.namespace === m[1] && s.name === m[2] && (m[3] === undefined || (s.portName ?? '') === m[3]);
+}
+
+export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
+  if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
+  const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
+  const res = await resolveServices(snapshot);
+  let services = res.services;
+  if (opts.namespace) services = services.filter((s) => s.namespace === opts.namespace);
+  if (opts.state) services = services.filter((s) => s.state === opts.state);
+  if (opts.service) services = services.filter(serviceSelector(opts.service));
+  const filtered = { ...res, services };
+  const c = chalkInit(colorEnabled(opts));
+  if (opts.output === 'json') process.stdout.write(renderJson(servicesJson(filtered, Boolean(opts.service))));
+  else if (opts.service) {
+    if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
+    process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
+  } else process.stdout.write(renderServicesTable(filtered, c));
+  const inputErrors = snapshot.files.some((f) => f.format === 'unknown' || f.diagnostics.some((d) => d.severity === 'error'));
+  if (inputErrors) process.stderr.write('kpx: some inputs had errors; run `kpx inspect` on them for details\n');
+  return ExitCode.Ok;
+}

@@ -1,0 +1,63 @@
+/** `kpx trace VIP:PORT[/proto]`: the packet's road through this node. */
+import { loadFromOptions, type InputOptions } from '../inputs.js';
+import { resolveServices } from '../../kube/resolve.js';
+import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
+import { protocolsFor, tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
+import { renderJson } from '../../render/json.js';
+import { renderTraceText } from '../../render/trace.js';
+import { chalkInit, colorEnabled } from '../../render/colors.js';
+import { ExitCode, UsageError } from '../exit.js';
+
+export interface TraceCliOptions extends InputOptions {
+  from: string;
+  sport?: string;
+  protocol?: string;
+  inInterface?: string;
+  established?: boolean;
+  affinityHit?: boolean;
+  output: 'text' | 'json';
+  verbose?: boolean;
+}
+
+export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
+  const dest = parseDestination(destination);
+  if (typeof dest === 'string') throw new UsageError(dest);
+  let protocol = dest.protocol;
+  if (opts.protocol) {
+    const p = opts.protocol.toLowerCase();
+    if (p !== 'tcp' && p !== 'udp' && p !== 'sctp') throw new UsageError(`-p ${opts.protocol}: expected tcp, udp or sctp`);
+    if (protocol && protocol !== p) throw new UsageError(`-p ${p} contradicts ${destination}`);
+    protocol = p as TraceProtocol;
+  }
+  const from: SourceSpec = opts.from === 'pod' || opts.from === 'external' || opts.from === 'node' ? opts.from : { ip: opts.from };
+  let sport: number | undefined;
+  if (opts.sport !== undefined) {
+    sport = Number(opts.sport);
+    if (!Number.isInteger(sport) || sport < 1 || sport > 65535) throw new UsageError(`--sport ${opts.sport}: expected a port number`);
+  }
+  const snapshot = await loadFromOptions([], opts, opts.output === 'text');
+  const res = await resolveServices(snapshot);
+  const protocols = protocol ? [protocol] : protocolsFor(res, dest, snapshot);
+  const traces = [];
+  try {
+    for (const p of protocols) {
+      traces.push(
+        tracePacket(snapshot, res, dest, p, {
+          from,
+          ...(sport !== undefined ? { sport } : {}),
+          ...(opts.inInterface ? { inInterface: opts.inInterface } : {}),
+          assumptions: { established: Boolean(opts.established), affinityHit: Boolean(opts.affinityHit) },
+        }),
+      );
+    }
+  } catch (e) {
+    if (e instanceof TraceInputError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (opts.output === 'json') process.stdout.write(renderJson(protocol ? traces[0] : { traces }));
+  else {
+    const c = chalkInit(colorEnabled(opts));
+    process.stdout.write(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
+  }
+  return ExitCode.Ok;
+}

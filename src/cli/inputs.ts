@@ -1,0 +1,40 @@
+/** Shared handling of -i/--input, positional dumps, --node-ip and the live node. */
+import { loadSnapshot } from '../load/snapshot.js';
+import type { NodeSnapshot } from '../model/snapshot.js';
+import { parseIp } from '../model/addr.js';
+import { UsageError } from './exit.js';
+import { startProgress } from './progress.js';
+
+export interface InputOptions {
+  input?: string[];
+  nodeIp?: string[];
+  color?: boolean;
+}
+
+export function collectRepeatable(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export async function loadFromOptions(positional: readonly string[], opts: InputOptions, human: boolean): Promise<NodeSnapshot> {
+  const paths = [...positional, ...(opts.input ?? [])];
+  for (const ip of opts.nodeIp ?? []) if (!parseIp(ip)) throw new UsageError(`--node-ip ${ip}: not an IP address`);
+  if (paths.length === 0) {
+    const { collectLive } = await import('../collect/live.js');
+    const progress = await startProgress(human, 'collecting from this node');
+    try {
+      const bundle = await collectLive();
+      return await loadSnapshot([bundle.dir], { nodeIps: opts.nodeIp ?? [], name: bundle.host });
+    } finally {
+      progress.stop();
+    }
+  }
+  const progress = await startProgress(human, 'reading dumps');
+  try {
+    return await loadSnapshot(paths, {
+      nodeIps: opts.nodeIp ?? [],
+      onFile: (p, i, n) => progress.update(`reading ${p} (${i + 1}/${n})`),
+    });
+  } finally {
+    progress.stop();
+  }
+}

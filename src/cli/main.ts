@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * kpx command line. Commander parses options; each command's module is imported only when
+ * that command runs, so `kpx --help` and small jobs start fast.
+ */
+import { Command, Option } from 'commander';
+import { collectRepeatable } from './inputs.js';
+import { ExitCode, exitCodeFor } from './exit.js';
+
+const VERSION = '0.1.0';
+
+function inputOptions(cmd: Command): Command {
+  return cmd
+    .option('-i, --input <path>', 'a dump file, a bundle directory, a .gz file, or - for stdin (repeatable); none = collect from this node', collectRepeatable, [])
+    .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
+    .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)');
+}
+
+async function run(action: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await action();
+  } catch (e) {
+    const { code, message } = exitCodeFor(e);
+    process.stderr.write(`kpx: ${message}\n`);
+    process.exitCode = code;
+  }
+}
+
+const program = new Command();
+program
+  .name('kpx')
+  .description('How does a packet to a Kubernetes Service reach a pod on this node, and where does it go wrong? Offline, from node dumps.')
+  .version(VERSION)
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride((err) => {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+    process.exit(ExitCode.Error);
+  });
+
+program
+  .command('dump')
+  .description('parse one dump and print it back: as iptables-save (lossless round trip) or as the JSON model')
+  .argument('[file]', 'the dump (or - for stdin)')
+  .option('-i, --input <path>', 'the dump, as with other commands', collectRepeatable, [])
+  .addOption(new Option('-o, --output <format>', 'output format').choices(['iptables-save', 'json']).default('iptables-save'))
+  .action((file, opts) => run(async () => (await import('./commands/dump.js')).dumpAction(file, opts)));
+
+inputOptions(
+  program
+    .command('inspect')
+    .description('report what each input file is (detected format), what it holds, and its diagnostics')
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
+).action((inputs, opts) => run(async () => (await import('./commands/inspect.js')).inspectAction(inputs, opts)));
+
+inputOptions(
+  program
+    .command('services')
+    .description("list the Services this node's dataplane implements, with endpoints, policies and state")
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .option('--service <ns/name|vip>', 'show one Service in detail, with every chain and rule it owns')
+    .option('--namespace <ns>', 'only Services in this namespace')
+    .option('--state <state>', 'only Services in this state (healthy, no-endpoints, no-local-endpoints, partial)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
+).action((inputs, opts) => run(async () => (await import('./commands/services.js')).servicesAction(inputs, opts)));
+
+inputOptions(
+  program
+    .command('trace')
+    .description('follow a packet to VIP:PORT[/proto] through this node, step by step, with the kernel semantics')
+    .argument('<destination>', 'VIP:PORT, VIP:PORT/udp or [IPv6]:PORT/tcp')
+    .option('--from <source>', 'pod | external | node | an IP address', 'pod')
+    .option('--sport <port>', 'source port')
+    .option('-p, --protocol <proto>', 'tcp, udp or sctp (or use the /proto suffix)')
+    .option('--in-interface <name>', 'the interface the packet arrives on')
+    .option('--established', 'assume the packet belongs to an ESTABLISHED connection (default: the first packet of a NEW one)')
+    .option('--affinity-hit', 'assume session-affinity (recent) entries exist for the source')
+    .option('-v, --verbose', 'show every rule text and every policy step')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
+).action((dest, opts) => run(async () => (await import('./commands/trace.js')).traceAction(dest, opts)));
+
+inputOptions(
+  program
+    .command('lint')
+    .description('find broken and risky dataplane state; exit 1 when findings reach --fail-on')
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'sarif', 'github']).default('text'))
+    .addOption(new Option('--fail-on <severity>', 'lowest severity that fails').choices(['error', 'warning', 'never']).default('error'))
+    .option('--rule <id>', 'run only these rules (repeatable)', collectRepeatable, [])
+    .option('--disable <id>', 'do not run these rules (repeatable)', collectRepeatable, [])
+    .option('--config <file>', 'a .kpx.yaml / JSON file with per-rule severities and disabled rules')
+    .option('--baseline <file>', 'a previous `kpx lint -o json` result: report only new findings')
+    .option('--list-rules', 'print the rule catalogue and exit'),
+).action((inputs, opts) => run(async () => (await import('./commands/lint.js')).lintAction(inputs, opts)));
+
+program
+  .command('collect')
+  .description("collect this node's dumps (read-only commands) into a bundle directory")
+  .requiredOption('-o, --output <dir>', 'the directory to write')
+  .action((opts) => run(async () => (await import('./commands/collect.js')).collectAction(opts)));
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,17 @@
+/** All Service ports a snapshot implements, whatever the proxy mode. */
+import type { NodeSnapshot } from '../model/snapshot.js';
+import { resolveIptables } from './resolve-iptables.js';
+import { compareServicePorts, type Resolution } from './types.js';
+
+export async function resolveServices(snapshot: NodeSnapshot): Promise<Resolution> {
+  const parts: Resolution[] = [resolveIptables(snapshot)];
+  if (snapshot.ipvs.length > 0 || snapshot.ipsets.some((s) => s.name.startsWith('KUBE-'))) {
+    const { resolveIpvs } = await import('./resolve-ipvs.js');
+    parts.push(resolveIpvs(snapshot));
+  }
+  return {
+    services: parts.flatMap((p) => p.services).sort(compareServicePorts),
+    others: parts.flatMap((p) => p.others),
+    problems: parts.flatMap((p) => p.problems),
+  };
+}

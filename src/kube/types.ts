@@ -1,0 +1,95 @@
+/**
+ * kpx's own Service types: what a node's dataplane implements, per Service port. These are
+ * the node's view (which may disagree with the API server during an incident), not k8s API objects.
+ * The JSON form of ServicePort is the stable `kpx services -o json` schema (docs in README).
+ */
+
+export type Protocol = 'tcp' | 'udp' | 'sctp';
+export type TrafficPolicy = 'Cluster' | 'Local';
+export type ServiceState = 'healthy' | 'no-endpoints' | 'no-local-endpoints' | 'partial';
+export type ProxyModeName = 'iptables' | 'ipvs' | 'nftables';
+
+/** A line of a dump that is evidence for something kpx says. */
+export interface Evidence {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+  /** iptables table/chain, ipset name, ipvs virtual server… when it helps the reader. */
+  readonly where?: string;
+}
+
+export interface Endpoint {
+  readonly ip: string;
+  readonly port: number | null;
+  /** Share of NEW connections under Cluster policy (from the statistic ladder, IPVS weights or nft numgen). */
+  readonly probability: number;
+  /** Whether the endpoint is on this node; null when the dumps do not say. */
+  readonly local: boolean | null;
+  /** KUBE-SEP-… chain, IPVS real server key, or nft endpoint chain. */
+  readonly via?: string;
+  /** IPVS weight (0 = draining). */
+  readonly weight?: number;
+  readonly evidence: readonly Evidence[];
+}
+
+export interface ServicePort {
+  /** `ns/name:port/proto`, or `VIP:port/proto` when the dump names no Service. */
+  readonly id: string;
+  readonly namespace: string | null;
+  readonly name: string | null;
+  readonly portName: string | null;
+  readonly protocol: Protocol;
+  readonly port: number;
+  readonly clusterIP: string | null;
+  readonly nodePort: number | null;
+  readonly externalIPs: readonly string[];
+  readonly loadBalancerIPs: readonly string[];
+  readonly loadBalancerSourceRanges: readonly string[];
+  readonly externalTrafficPolicy: TrafficPolicy;
+  readonly internalTrafficPolicy: TrafficPolicy;
+  readonly sessionAffinity: { readonly timeoutSeconds: number } | null;
+  readonly state: ServiceState;
+  readonly endpoints: readonly Endpoint[];
+  readonly mode: ProxyModeName;
+  readonly family: 4 | 6;
+  /** How the Service's name was found. */
+  readonly identifiedBy: 'comment' | 'hash' | 'set-comment' | 'address';
+  /** Chains (or sets, virtual servers) this Service port owns, by role. */
+  readonly chains: Readonly<Record<string, string>>;
+  /** Whether chain names match base32(sha256(servicePortName+protocol)); null when not checkable. */
+  readonly hashVerified: boolean | null;
+  /** Why the state is not healthy, and other inconsistencies found while resolving. */
+  readonly problems: readonly string[];
+  readonly evidence: readonly Evidence[];
+}
+
+/** A chain (or set, or virtual server) kpx did not attribute to any Service port. */
+export interface ForeignObject {
+  readonly kind: 'chain' | 'ipset' | 'virtual-server' | 'nft-chain';
+  readonly table?: string;
+  readonly name: string;
+  /** kube-proxy (infrastructure), calico, cilium, docker, flannel, kind, firewalld, … or unknown. */
+  readonly owner: string;
+  readonly file: string;
+  readonly line?: number;
+}
+
+export interface Resolution {
+  readonly services: readonly ServicePort[];
+  readonly others: readonly ForeignObject[];
+  /** Problems not tied to one Service (e.g. an IPVS virtual server with no ipset entry). */
+  readonly problems: readonly { readonly message: string; readonly evidence: readonly Evidence[] }[];
+}
+
+export function servicePortKey(s: Pick<ServicePort, 'namespace' | 'name' | 'portName' | 'protocol'>): string {
+  return `${s.namespace ?? ''}/${s.name ?? ''}:${s.portName ?? ''}/${s.protocol}`;
+}
+
+/** Sort as the JSON schema promises: namespace, name, portName, protocol (nulls last), then port. */
+export function compareServicePorts(a: ServicePort, b: ServicePort): number {
+  const k = (s: ServicePort) => [s.namespace ?? '\uffff', s.name ?? '\uffff', s.portName ?? '', s.protocol, String(s.port).padStart(5, '0'), s.clusterIP ?? ''];
+  const ka = k(a);
+  const kb = k(b);
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
+  return 0;
+}

@@ -1,0 +1,63 @@
+/**
+ * Which formats kpx reads. Sniffers are cheap and always loaded; each parser module (and so
+ * Chevrotain and that grammar) is imported only when a file of its format is present.
+ */
+import type { FormatId, FormatParser, FormatSniffer } from './format.js';
+import { iptablesSaveSniffer } from '../../grammars/iptables-save/sniff.js';
+import { ipsetListSniffer, ipsetSaveSniffer } from '../../grammars/ipset/sniff.js';
+import { ipvsadmSniffer } from '../../grammars/ipvsadm/sniff.js';
+import { ipRouteJsonSniffer, ipRouteSniffer } from '../../grammars/iproute/sniff.js';
+import { ipAddrJsonSniffer, ipAddrSniffer } from '../../grammars/ipaddr/sniff.js';
+import { sysctlSniffer } from '../../grammars/sysctl/sniff.js';
+import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
+
+export const sniffers: readonly FormatSniffer[] = [
+  iptablesSaveSniffer,
+  ipsetListSniffer,
+  ipsetSaveSniffer,
+  ipvsadmSniffer,
+  ipRouteSniffer,
+  ipRouteJsonSniffer,
+  ipAddrSniffer,
+  ipAddrJsonSniffer,
+  sysctlSniffer,
+  nftSniffer,
+  nftJsonSniffer,
+];
+
+export async function parserFor(id: FormatId): Promise<FormatParser> {
+  switch (id) {
+    case 'iptables-save':
+      return (await import('../extract/iptables-save.js')).iptablesSaveParser;
+    case 'ipset-list':
+      return (await import('../extract/ipset.js')).ipsetListParser;
+    case 'ipset-save':
+      return (await import('../extract/ipset.js')).ipsetSaveParser;
+    case 'ipvsadm':
+      return (await import('../extract/ipvsadm.js')).ipvsadmParser;
+    case 'ip-route':
+      return (await import('../extract/iproute.js')).ipRouteParser;
+    case 'ip-route-json':
+      return (await import('../extract/iproute.js')).ipRouteJsonParser;
+    case 'ip-addr':
+      return (await import('../extract/ipaddr.js')).ipAddrParser;
+    case 'ip-addr-json':
+      return (await import('../extract/ipaddr.js')).ipAddrJsonParser;
+    case 'sysctl':
+      return (await import('../extract/sysctl.js')).sysctlParser;
+    case 'nft':
+      return (await import('../extract/nft.js')).nftParser;
+    case 'nft-json':
+      return (await import('../extract/nft.js')).nftJsonParser;
+  }
+}
+
+/** The best-matching format for these lines, or undefined when nothing is confident enough. */
+export function sniff(lines: readonly string[]): { id: FormatId; confidence: number } | undefined {
+  let best: { id: FormatId; confidence: number } | undefined;
+  for (const s of sniffers) {
+    const c = s.sniff(lines);
+    if (c > 0 && (!best || c > best.confidence)) best = { id: s.id, confidence: c };
+  }
+  return best && best.confidence >= 0.3 ? best : undefined;
+}

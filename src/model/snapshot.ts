@@ -1,0 +1,41 @@
+/**
+ * A node snapshot: everything kpx knows about one node's dataplane, from however many files.
+ */
+import type { Ip } from './addr.js';
+import type { Ruleset } from './netfilter.js';
+import type { IpSet } from './ipset.js';
+import type { IpvsDump } from './ipvs.js';
+import type { Route } from './route.js';
+import type { NetInterface } from './iface.js';
+import type { NftRuleset } from './nft.js';
+import type { Diagnostic } from '../source/index.js';
+import type { FormatId } from '../load/format.js';
+
+export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
+
+export interface LoadedFile {
+  readonly path: string;
+  readonly format: FormatId | 'unknown';
+  readonly counts: Readonly<Record<string, number>>;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly bytes: number;
+}
+
+export interface NodeSnapshot {
+  readonly name: string;
+  readonly files: readonly LoadedFile[];
+  readonly rulesets: readonly Ruleset[];
+  readonly ipsets: readonly IpSet[];
+  readonly ipsetsByName: ReadonlyMap<string, IpSet>;
+  readonly ipvs: readonly IpvsDump[];
+  readonly routes: readonly Route[];
+  readonly interfaces: readonly NetInterface[];
+  readonly sysctls: ReadonlyMap<string, { readonly value: string; readonly file: string; readonly line: number }>;
+  readonly nft: readonly NftRuleset[];
+  /** Node addresses given with --node-ip (added to what `ip addr` says). */
+  readonly extraNodeIps: readonly Ip[];
+}
+
+export function hasIptables(s: NodeSnapshot, family?: 4 | 6): boolean {
+  return s.rulesets.some((r) => family === undefined || r.family === family);
+}

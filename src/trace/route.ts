@@ -1,0 +1,32 @@
+/** Where a packet goes after NAT: the route for its destination, as people describe it. */
+import { formatIp, type Ip } from '../model/addr.js';
+import { interfaceRole, isUp } from '../model/iface.js';
+import { lookupRoute } from '../model/route.js';
+import type { NodeSnapshot } from '../model/snapshot.js';
+import type { RouteInfo } from './types.js';
+
+export function describeRoute(snapshot: NodeSnapshot, dst: Ip): RouteInfo | null {
+  if (snapshot.routes.length === 0) return null;
+  const r = lookupRoute(snapshot.routes, dst);
+  const destination = formatIp(dst);
+  if (!r) {
+    return { destination, type: 'none', table: 'main', summary: 'no route: the packet is dropped (unreachable)', line: 0, file: '', problem: `no route to ${destination}` };
+  }
+  const dev = r.dev ?? r.nexthops?.[0]?.dev;
+  const via = r.via?.address ?? r.nexthops?.[0]?.via?.address;
+  const role = dev ? interfaceRole(dev) : undefined;
+  const base = { destination, type: r.type, table: r.table, line: r.line, file: r.file, ...(dev ? { dev } : {}), ...(via ? { via } : {}), ...(r.src ? { src: r.src } : {}), ...(role ? { interfaceRole: role } : {}) };
+  if (r.type === 'blackhole' || r.type === 'unreachable' || r.type === 'prohibit' || r.type === 'throw') {
+    return { ...base, summary: `${r.type} route ${r.dstText}: the packet goes nowhere`, problem: `${r.type} route for ${destination}` };
+  }
+  if (r.type === 'local') return { ...base, summary: `local address: delivered to a process on this node` };
+  const iface = dev ? snapshot.interfaces.find((i) => i.name === dev) : undefined;
+  const down = iface && !isUp(iface) ? ` (interface ${dev} is DOWN)` : r.flags.includes('linkdown') ? ' (linkdown)' : '';
+  let summary: string;
+  if (via) summary = role === 'tunnel' ? `to another node through tunnel ${dev} via ${via}` : `to another node via ${via}${dev ? ` on ${dev}` : ''}`;
+  else if (role === 'pod-veth') summary = `to a pod on this node through ${dev}`;
+  else if (role === 'bridge') summary = `to a pod on this node through bridge ${dev}`;
+  else if (role === 'tunnel') summary = `into tunnel ${dev}`;
+  else summary = `directly on ${dev ?? 'an unnamed device'}`;
+  return { ...base, summary: summary + down, ...(down ? { problem: `route for ${destination} uses ${dev}, which is down` } : {}) };
+}
