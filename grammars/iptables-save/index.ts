@@ -47,7 +47,8 @@ export function parseIptablesSave(text: string, file: string): IptablesSaveDocum
 
   for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1;
-    let raw = lines[i];
+    const raw = lines[i];
+    let rebuilt = false;
     if (raw.length === 0) continue;
     const indent = indentOf(raw);
     if (indent === raw.length) continue;
@@ -71,7 +72,7 @@ export function parseIptablesSave(text: string, file: string): IptablesSaveDocum
         diagnostic('info', 'input/interleaved-stderr', `a stderr warning was pasted into this line; kpx joined the line with the next one to recover the rule`, file, lineNo, column + glued.index),
       );
       body = body.slice(0, glued.index) + rest + next;
-      raw = body;
+      rebuilt = true;
       i++;
     }
 
@@ -92,14 +93,18 @@ export function parseIptablesSave(text: string, file: string): IptablesSaveDocum
       continue;
     }
 
-    const lexed = lexer.tokenize(body);
+    // Lex the line with its indentation (whitespace is skipped) so token offsets are real columns;
+    // a line rebuilt from a stderr-split paste is lexed as rebuilt, its offsets shifted by the indent.
+    const lexText = rebuilt ? body : raw;
+    const shift = rebuilt ? indent : 0;
+    const lexed = lexer.tokenize(lexText);
     if (lexed.errors.length > 0) {
       const e: ILexingError = lexed.errors[0];
       entries.push({ kind: 'unsupported', line: lineNo, column, text: body, reason: 'unreadable characters' });
       diagnostics.push(
-        diagnostic('error', 'parse/unexpected-character', `cannot read ${printable(body.slice(e.offset, e.offset + 10))}`, file, lineNo, column + e.offset, {
+        diagnostic('error', 'parse/unexpected-character', `cannot read ${printable(lexText.slice(e.offset, e.offset + 10))}`, file, lineNo, shift + e.offset + 1, {
           expected: 'an option, word or quoted string',
-          found: printable(body.slice(e.offset, e.offset + 10)),
+          found: printable(lexText.slice(e.offset, e.offset + 10)),
         }),
       );
       continue;
@@ -108,7 +113,7 @@ export function parseIptablesSave(text: string, file: string): IptablesSaveDocum
     parser.input = lexed.tokens;
     const syntax = parser.line();
     if (parser.errors.length > 0) {
-      const d = describeError(parser.errors[0], body, file, lineNo, indent);
+      const d = describeError(parser.errors[0], lexText, file, lineNo, shift);
       entries.push({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
       diagnostics.push(d);
       continue;
@@ -116,13 +121,13 @@ export function parseIptablesSave(text: string, file: string): IptablesSaveDocum
     const unterminated = lexed.tokens.find((t) => t.tokenType.name === 'UnterminatedString');
     if (unterminated) {
       diagnostics.push(
-        diagnostic('error', 'parse/unterminated-string', 'quoted string is not closed (truncated line?)', file, lineNo, indent + unterminated.startOffset + 1, {
+        diagnostic('error', 'parse/unterminated-string', 'quoted string is not closed (truncated line?)', file, lineNo, shift + unterminated.startOffset + 1, {
           expected: 'a closing "',
           found: 'end of line',
         }),
       );
     }
-    entries.push({ kind: 'syntax', line: lineNo, column, text: raw === body ? body : body, syntax });
+    entries.push({ kind: 'syntax', line: lineNo, column, text: body, syntax });
   }
   if (input.missingFinalNewline && lines.length > 0) {
     const last = entries[entries.length - 1];
