@@ -21,6 +21,7 @@ export function endpointLocality(snapshot: NodeSnapshot, ipText: string): boolea
   if (!dev) return null;
   const role = interfaceRole(dev);
   if (role === 'pod-veth' || role === 'bridge') return true;
-  if (role === 'tunnel') return false;
+  // A tunnel, or a host on a physical link that is not this node: another machine.
+  if (role === 'tunnel' || role === 'physical') return false;
   return null;
 }

@@ -43,6 +43,10 @@ interface Group {
   sourceRanges: Set<string>;
   noEndpoints: boolean;
   noLocalEndpoints: boolean;
+  internalLocal?: boolean;
+  /** External addresses known only from REJECT/DROP rules, which are the same for externalIPs and LoadBalancer IPs. */
+  ambiguousExternal?: boolean;
+  externalLocal?: boolean;
   evidence: Evidence[];
   problems: string[];
 }
@@ -255,7 +259,13 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
       g.protocol ??= proto;
       g.evidence.push(evidenceOf(r));
       if (noEp) g.noEndpoints = true;
-      if (noLocal) g.noLocalEndpoints = true;
+      if (noLocal) {
+        g.noLocalEndpoints = true;
+        // A DROP for the cluster IP (filter KUBE-SERVICES) is internalTrafficPolicy: Local; for
+        // external addresses and node ports (KUBE-EXTERNAL-SERVICES) externalTrafficPolicy: Local.
+        if (chainName === kubeServicesChain) g.internalLocal = true;
+        else g.externalLocal = true;
+      }
       const dst = ruleDestination(r);
       const port = ruleDport(r);
       const localDst = first(r, 'addrtype', (a) => a.dir === 'dst' && !a.negated && a.types.includes('LOCAL'));
@@ -264,7 +274,10 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
         g.clusterIP ??= dst;
         if (port !== undefined) g.port ??= port;
       } else if (dst) {
-        if (!g.loadBalancerIPs.has(dst)) g.externalIPs.add(dst);
+        if (!g.loadBalancerIPs.has(dst)) {
+          g.externalIPs.add(dst);
+          g.ambiguousExternal = true;
+        }
         if (port !== undefined) g.port ??= port;
       }
     }
@@ -309,6 +322,10 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
   return { services: results, others, problems: [] };
 }
 
+function hasChainsFor(g: Group): boolean {
+  return [...g.chains.keys()].some((k) => k.startsWith('nat/'));
+}
+
 function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): ServicePort | undefined {
   const nat = rs.tables.find((t) => t.name === 'nat');
   const chainIn = (table: Table | undefined, role: string) => (table ? g.chains.get(`${table.name}/${role}`) : undefined);
@@ -344,8 +361,8 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
     if (targets.some((t) => t && perServiceChain(t)?.role === 'SVL')) externalTrafficPolicy = 'Local';
     evidence.push(...ext.rules.map(evidenceOf));
   }
-  if (g.noLocalEndpoints) externalTrafficPolicy = 'Local';
-  const internalTrafficPolicy: 'Cluster' | 'Local' = g.clusterTarget === 'SVL' ? 'Local' : 'Cluster';
+  if (g.externalLocal) externalTrafficPolicy = 'Local';
+  const internalTrafficPolicy: 'Cluster' | 'Local' = g.clusterTarget === 'SVL' || g.internalLocal ? 'Local' : 'Cluster';
 
   // Source ranges from the firewall chains (nat ≤1.24, filter ≥1.25).
   for (const fw of fwChains) {
@@ -353,7 +370,11 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
       evidence.push(evidenceOf(r));
       const src = first(r, 'address', (a) => a.dir === 'src' && !a.negated);
       const t = jumpTarget(r) ?? r.target?.kind;
-      if (src?.cidr && t !== kubeMarkDropChain && t !== 'drop') g.sourceRanges.add(src.text.endsWith('/32') || src.text.endsWith('/128') ? src.text : formatCidr(src.cidr));
+      if (!src?.cidr || t === kubeMarkDropChain || t === 'drop') continue;
+      // kube-proxy also lets the LoadBalancer IPs themselves through (hairpin via the LB): not a user range.
+      const host = src.cidr.prefix === (src.cidr.family === 4 ? 32 : 128) ? formatIp({ family: src.cidr.family, value: src.cidr.network }) : undefined;
+      if (host && g.loadBalancerIPs.has(host)) continue;
+      g.sourceRanges.add(formatCidr(src.cidr));
     }
   }
 
@@ -402,18 +423,11 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
   }
   seps = [...new Set(seps)];
 
+  if (g.ambiguousExternal && g.externalIPs.size > 0 && !hasChainsFor(g)) {
+    problems.push(`the dump does not say whether ${[...g.externalIPs].join(', ')} ${g.externalIPs.size > 1 ? 'are externalIPs or LoadBalancer ingress IPs' : 'is an externalIP or a LoadBalancer ingress IP'} (kube-proxy writes the same REJECT/DROP rule for both); listed as externalIPs`);
+  }
   const hasChains = Boolean(svc || svl || ext || xlb || fwChains.length);
   if (!hasChains && !g.noEndpoints && !g.noLocalEndpoints && g.clusterIP === undefined && g.nodePort === undefined) return undefined;
-
-  let state: ServiceState = 'healthy';
-  if (endpoints.length === 0) state = g.noLocalEndpoints && !g.noEndpoints && balancing ? 'no-local-endpoints' : 'no-endpoints';
-  else if (externalTrafficPolicy === 'Local' && endpoints.every((e) => e.local === false)) state = 'no-local-endpoints';
-  else if (g.noLocalEndpoints && externalTrafficPolicy === 'Local' && (localRead?.endpoints.length ?? 0) === 0) state = 'no-local-endpoints';
-  if (state === 'healthy' && problems.length > 0) state = 'partial';
-  if (balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.dropsNoLocal) {
-    problems.push(`${balancing.name} has no endpoint rules`);
-    state = 'partial';
-  }
 
   const protocol: Protocol = g.protocol ?? 'tcp';
   const id = g.identity;
@@ -430,6 +444,16 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
         problems.push(`${ep.via} does not match endpoint ${ep.ip}:${ep.port} of ${spn} (expected ${want})`);
       }
     }
+  }
+
+  let state: ServiceState = 'healthy';
+  if (endpoints.length === 0) state = g.noLocalEndpoints && !g.noEndpoints ? 'no-local-endpoints' : 'no-endpoints';
+  else if (externalTrafficPolicy === 'Local' && endpoints.every((e) => e.local === false)) state = 'no-local-endpoints';
+  else if (g.noLocalEndpoints && externalTrafficPolicy === 'Local' && (localRead?.endpoints.length ?? 0) === 0) state = 'no-local-endpoints';
+  if (state === 'healthy' && problems.length > 0) state = 'partial';
+  if (balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.dropsNoLocal) {
+    problems.push(`${balancing.name} has no endpoint rules`);
+    state = 'partial';
   }
 
   const chains: Record<string, string> = {};
@@ -453,7 +477,7 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
     nodePort: g.nodePort ?? null,
     externalIPs: [...g.externalIPs].sort(),
     loadBalancerIPs: [...g.loadBalancerIPs].sort(),
-    loadBalancerSourceRanges: [...g.sourceRanges].sort(),
+    loadBalancerSourceRanges: [...g.sourceRanges],
     externalTrafficPolicy,
     internalTrafficPolicy,
     sessionAffinity: affinity !== undefined ? { timeoutSeconds: affinity } : null,
