@@ -98,7 +98,7 @@ export function detectFormat(text: string): FormatId | undefined {
 export interface ParsedFile {
   readonly path: string;
   readonly bytes: number;
-  readonly format: FormatId | 'unknown';
+  readonly format: FormatId | 'unknown' | 'empty';
   readonly parsed?: ParsedInput;
   readonly diagnostics: readonly Diagnostic[];
 }
@@ -109,7 +109,7 @@ export async function parseInput(input: RawInput, forced?: FormatId): Promise<Pa
   if (!format) {
     const empty = input.text.trim() === '';
     const d = diagnostic(
-      empty ? 'warning' : 'error',
+      empty ? 'info' : 'error',
       empty ? 'input/empty' : 'input/unknown-format',
       empty
         ? 'the file is empty'
@@ -118,7 +118,7 @@ export async function parseInput(input: RawInput, forced?: FormatId): Promise<Pa
       1,
       1,
     );
-    return { path: input.path, bytes: input.bytes, format: 'unknown', diagnostics: [d] };
+    return { path: input.path, bytes: input.bytes, format: empty ? 'empty' : 'unknown', diagnostics: [d] };
   }
   const parser = await parserFor(format);
   let parsed: ParsedInput;

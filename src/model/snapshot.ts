@@ -15,7 +15,7 @@ export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
 
 export interface LoadedFile {
   readonly path: string;
-  readonly format: FormatId | 'unknown';
+  readonly format: FormatId | 'unknown' | 'empty';
   readonly counts: Readonly<Record<string, number>>;
   readonly diagnostics: readonly Diagnostic[];
   readonly bytes: number;

@@ -274,11 +274,11 @@ export function walkTable(rs: Ruleset, tableName: string, chainName: string, sta
         }
         case 'snat':
         case 'masquerade': {
+          // Source NAT changes who the packet is from, not where it goes: reported as masquerade, not as a claim.
           w.b.st.snatDone = true;
           w.b.masquerade = true;
           const to = t.kind === 'snat' ? t.to[0]?.ip : masqSource(w.b.st);
           if (to) w.b.snatTo = to;
-          w.b.claimed = true;
           const flags = t.kind === 'masquerade' ? (t.randomFully ? ' --random-fully' : '') : t.randomFully ? ' --random-fully' : '';
           w.b.steps.push(step(rule, `${t.kind === 'snat' ? 'SNAT' : 'MASQUERADE'}${to ? ` to ${to}` : ''}${flags}${statNote}`));
           results.push({ branch: w.b, verdict: 'accept' });

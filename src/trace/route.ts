@@ -23,7 +23,8 @@ export function describeRoute(snapshot: NodeSnapshot, dst: Ip): RouteInfo | null
   const iface = dev ? snapshot.interfaces.find((i) => i.name === dev) : undefined;
   const down = iface && !isUp(iface) ? ` (interface ${dev} is DOWN)` : r.flags.includes('linkdown') ? ' (linkdown)' : '';
   let summary: string;
-  if (via) summary = role === 'tunnel' ? `to another node through tunnel ${dev} via ${via}` : `to another node via ${via}${dev ? ` on ${dev}` : ''}`;
+  if (via && r.dst.prefix === 0) summary = `out of the node through the default gateway ${via}${dev ? ` on ${dev}` : ''}`;
+  else if (via) summary = role === 'tunnel' ? `to another node through tunnel ${dev} via ${via}` : `to another node via ${via}${dev ? ` on ${dev}` : ''}`;
   else if (role === 'pod-veth') summary = `to a pod on this node through ${dev}`;
   else if (role === 'bridge') summary = `to a pod on this node through bridge ${dev}`;
   else if (role === 'tunnel') summary = `into tunnel ${dev}`;

@@ -46,7 +46,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
   } else process.stdout.write(renderServicesTable(filtered, c));
-  const inputErrors = snapshot.files.some((f) => f.format === 'unknown' || f.diagnostics.some((d) => d.severity === 'error'));
+  const inputErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
   if (inputErrors) process.stderr.write('kpx: some inputs had errors; run `kpx inspect` on them for details\n');
   return ExitCode.Ok;
 }
