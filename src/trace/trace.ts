@@ -13,6 +13,8 @@ import type { PathState } from './match.js';
 import type { Destination, TraceProtocol } from './packet.js';
 import { describeRoute } from './route.js';
 import { ipvsStage } from './ipvs.js';
+import { nftBaseChains, walkNftChain } from './nft.js';
+import type { NftChain, NftTable } from '../model/nft.js';
 import type { Trace, TraceOutcome, Verdict } from './types.js';
 
 export type SourceSpec = 'pod' | 'external' | 'node' | { readonly ip: string };
@@ -27,34 +29,54 @@ export interface TraceOptions {
 
 export class TraceInputError extends Error {}
 
-type Stage = { table: string; chain: string };
-const PREROUTING: Stage[] = [
-  { table: 'raw', chain: 'PREROUTING' },
-  { table: 'mangle', chain: 'PREROUTING' },
-  { table: 'nat', chain: 'PREROUTING' },
-];
-const OUTPUT: Stage[] = [
-  { table: 'raw', chain: 'OUTPUT' },
-  { table: 'mangle', chain: 'OUTPUT' },
-  { table: 'nat', chain: 'OUTPUT' },
-  { table: 'filter', chain: 'OUTPUT' },
-  { table: 'security', chain: 'OUTPUT' },
-];
-const INPUT: Stage[] = [
-  { table: 'mangle', chain: 'INPUT' },
-  { table: 'filter', chain: 'INPUT' },
-  { table: 'security', chain: 'INPUT' },
-  { table: 'nat', chain: 'INPUT' },
-];
-const FORWARD: Stage[] = [
-  { table: 'mangle', chain: 'FORWARD' },
-  { table: 'filter', chain: 'FORWARD' },
-  { table: 'security', chain: 'FORWARD' },
-];
-const POSTROUTING: Stage[] = [
-  { table: 'mangle', chain: 'POSTROUTING' },
-  { table: 'nat', chain: 'POSTROUTING' },
-];
+type Hook = PathState['hook'];
+
+/** iptables tables at each hook with their priorities (netfilter's NF_IP_PRI_*). */
+const IPTABLES_STAGES: Record<Hook, readonly { table: string; priority: number }[]> = {
+  PREROUTING: [
+    { table: 'raw', priority: -300 },
+    { table: 'mangle', priority: -150 },
+    { table: 'nat', priority: -100 },
+  ],
+  OUTPUT: [
+    { table: 'raw', priority: -300 },
+    { table: 'mangle', priority: -150 },
+    { table: 'nat', priority: -100 },
+    { table: 'filter', priority: 0 },
+    { table: 'security', priority: 50 },
+  ],
+  INPUT: [
+    { table: 'mangle', priority: -150 },
+    { table: 'filter', priority: 0 },
+    { table: 'security', priority: 50 },
+    { table: 'nat', priority: 100 },
+  ],
+  FORWARD: [
+    { table: 'mangle', priority: -150 },
+    { table: 'filter', priority: 0 },
+    { table: 'security', priority: 50 },
+  ],
+  POSTROUTING: [
+    { table: 'mangle', priority: -150 },
+    { table: 'nat', priority: 100 },
+  ],
+};
+
+const NFT_HOOK: Record<Hook, string> = { PREROUTING: 'prerouting', INPUT: 'input', FORWARD: 'forward', OUTPUT: 'output', POSTROUTING: 'postrouting' };
+
+type Stage =
+  | { readonly kind: 'iptables'; readonly rs: Ruleset; readonly table: string; readonly priority: number; readonly nat: boolean }
+  | { readonly kind: 'nft'; readonly table: NftTable; readonly chain: NftChain; readonly priority: number; readonly nat: boolean };
+
+/** Every base chain at a hook, iptables tables and nft chains together, in priority order. */
+function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: Hook, family: 4 | 6): Stage[] {
+  const stages: Stage[] = [];
+  if (rs) for (const s of IPTABLES_STAGES[hook]) if (rs.tables.some((t) => t.name === s.table)) stages.push({ kind: 'iptables', rs, table: s.table, priority: s.priority, nat: s.table === 'nat' });
+  for (const n of snapshot.nft) {
+    for (const b of nftBaseChains(n.tables, NFT_HOOK[hook], family)) stages.push({ kind: 'nft', table: b.table, chain: b.chain, priority: b.priority, nat: b.chain.type === 'nat' });
+  }
+  return stages.sort((a, b) => a.priority - b.priority);
+}
 
 /** The pod network the rules reveal: kube-proxy's `! -s CIDR … -j KUBE-MARK-MASQ` local detector. */
 export function clusterCidrFromRules(snapshot: NodeSnapshot, family: 4 | 6): Cidr | undefined {
@@ -126,7 +148,7 @@ function rulesetFor(snapshot: NodeSnapshot, family: 4 | 6): Ruleset | undefined 
   return snapshot.rulesets.find((r) => r.family === family);
 }
 
-function runStages(rs: Ruleset | undefined, stages: Stage[], branches: Branch[], ctx: TraceContext, hook: PathState['hook'], finished: Branch[]): Branch[] {
+function runStages(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: Hook, branches: Branch[], ctx: TraceContext, finished: Branch[]): Branch[] {
   const masqSource = (st: PathState) => {
     const r = lookupRoute(ctx.snapshot.routes, st.dst);
     if (r?.src) return r.src;
@@ -136,13 +158,21 @@ function runStages(rs: Ruleset | undefined, stages: Stage[], branches: Branch[],
     return a?.address;
   };
   let current = branches;
-  for (const s of stages) {
-    if (!rs) break;
-    if (s.table === 'nat' && ctx.assumptions.established) continue;
+  if (current.length === 0) return current;
+  const family = current[0].st.family;
+  for (const s of stagesAt(snapshot, rs, hook, family)) {
+    // NAT chains see only a connection's first packet; once one binds a NAT at this hook, later ones are skipped.
+    if (s.nat && ctx.assumptions.established) continue;
     const next: Branch[] = [];
     for (const b of current) {
+      const bound = hook === 'POSTROUTING' || hook === 'INPUT' ? b.st.snatDone : b.st.dnatDone;
+      if (s.nat && bound) {
+        next.push(b);
+        continue;
+      }
       b.st.hook = hook;
-      for (const r of walkTable(rs, s.table, s.chain, b, ctx, masqSource)) {
+      const results = s.kind === 'iptables' ? walkTable(s.rs, s.table, hook, b, ctx, masqSource) : walkNftChain(s.table, s.chain, b, ctx, masqSource);
+      for (const r of results) {
         if (r.verdict === 'accept') next.push(r.branch);
         else {
           r.branch.stopped = r.verdict === 'drop' ? 'DROP' : 'REJECT';
@@ -169,7 +199,7 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
   if (!ctx.knowsLocal) assumptions.push("the node's own addresses are unknown (no ip addr, no --node-ip): addrtype LOCAL matches are left undecided");
   if (snapshot.routes.length === 0) assumptions.push('no ip route dump: where the packet goes after NAT is not shown');
   const rs = rulesetFor(snapshot, family);
-  if (!rs) assumptions.push(`no IPv${family} iptables ruleset in the dumps`);
+  if (!rs && snapshot.nft.length === 0) assumptions.push(`no IPv${family} iptables or nft ruleset in the dumps`);
 
   let inInterface = opts.inInterface;
   if (!inInterface && !source.local && snapshot.routes.length > 0) {
@@ -203,20 +233,20 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
   };
 
   if (source.local) {
-    let after = runStages(rs, OUTPUT, [start], ctx, 'OUTPUT', finished);
+    let after = runStages(snapshot, rs, 'OUTPUT', [start], ctx, finished);
     after.forEach(routeOut);
-    after = runStages(rs, POSTROUTING, after, ctx, 'POSTROUTING', finished);
+    after = runStages(snapshot, rs, 'POSTROUTING', after, ctx, finished);
     for (const b of after) {
       if (isLocalAddress(ctx, b.st.dst)) {
-        const input = runStages(rs, INPUT, [b], ctx, 'INPUT', finished);
+        const input = runStages(snapshot, rs, 'INPUT', [b], ctx, finished);
         for (const x of input) delivered.push({ b: x, delivery: 'local' });
       } else delivered.push({ b, delivery: 'forward' });
     }
   } else {
-    const afterPre = runStages(rs, PREROUTING, [start], ctx, 'PREROUTING', finished);
+    const afterPre = runStages(snapshot, rs, 'PREROUTING', [start], ctx, finished);
     for (const b of afterPre) {
       if (isLocalAddress(ctx, b.st.dst)) {
-        for (const x of runStages(rs, INPUT, [b], ctx, 'INPUT', finished)) {
+        for (const x of runStages(snapshot, rs, 'INPUT', [b], ctx, finished)) {
           // IPVS sits at LOCAL_IN, after the filter table: a kube-ipvs0 VIP goes on to a real server.
           const ipvs = ipvsStage(snapshot, x);
           if (!ipvs) {
@@ -230,13 +260,13 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
           }
           for (const y of ipvs) {
             routeOut(y);
-            for (const z of runStages(rs, POSTROUTING, [y], ctx, 'POSTROUTING', finished)) delivered.push({ b: z, delivery: 'forward' });
+            for (const z of runStages(snapshot, rs, 'POSTROUTING', [y], ctx, finished)) delivered.push({ b: z, delivery: 'forward' });
           }
         }
       } else {
         routeOut(b);
-        const fwd = runStages(rs, FORWARD, [b], ctx, 'FORWARD', finished);
-        for (const z of runStages(rs, POSTROUTING, fwd, ctx, 'POSTROUTING', finished)) delivered.push({ b: z, delivery: 'forward' });
+        const fwd = runStages(snapshot, rs, 'FORWARD', [b], ctx, finished);
+        for (const z of runStages(snapshot, rs, 'POSTROUTING', fwd, ctx, finished)) delivered.push({ b: z, delivery: 'forward' });
       }
     }
   }
