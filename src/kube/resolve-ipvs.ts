@@ -20,7 +20,7 @@ import type { NodeSnapshot } from '../model/snapshot.js';
 import { realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
 import type { IpSet, IpSetMember } from '../model/ipset.js';
 import { interfaceRole, type InterfaceAddress, type NetInterface } from '../model/iface.js';
-import { normalizeTable, REJECT_TYPES, type Route } from '../model/route.js';
+import { lookupRoute, REJECT_TYPES } from '../model/route.js';
 import { cidrContains, formatCidr, formatIp, type Ip } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import { servicePortName } from './hash.js';
@@ -557,7 +557,6 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   }
 
   // --- endpoint locality
-  const routeIndex = new RouteIndex(snapshot.routes);
   const routeCache = new Map<string, boolean | null>();
   function localByDumps(ip: Ip | undefined): boolean | null {
     if (!ip) return null;
@@ -567,7 +566,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     if (cached !== undefined) return cached;
     let result: boolean | null = null;
     if (snapshot.routes.length) {
-      const r = routeIndex.lookup(ip);
+      const r = lookupRoute(snapshot.routes, ip);
       if (r) {
         if (r.type === 'local') result = true;
         else if (REJECT_TYPES.has(r.type)) result = null;
@@ -832,43 +831,3 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   return { services, others, problems };
 }
 
-/**
- * lookupRoute() (model/route.ts) answers one address by scanning every route; with tens of
- * thousands of endpoints and hundreds of routes that dominates. Same semantics (tables local,
- * main, default; longest prefix, then lowest metric, then first printed; no `get`/cache answers,
- * no TOS routes), indexed by prefix length.
- */
-class RouteIndex {
-  private readonly tables: { prefixes: number[]; byPrefix: Map<number, Map<bigint, Route>> }[] = [];
-
-  constructor(routes: readonly Route[]) {
-    for (const name of ['local', 'main', 'default']) {
-      const byPrefix = new Map<number, Map<bigint, Route>>();
-      for (const r of routes) {
-        if (r.origin !== undefined || r.tos !== undefined || normalizeTable(r.table) !== name) continue;
-        const key = (r.dst.network << 1n) | BigInt(r.family === 6 ? 1 : 0);
-        const plen = r.family === 6 ? 1000 + r.dst.prefix : r.dst.prefix;
-        let m = byPrefix.get(plen);
-        if (!m) byPrefix.set(plen, (m = new Map()));
-        const prev = m.get(key);
-        if (!prev || (r.metric ?? 0) < (prev.metric ?? 0)) m.set(key, r);
-      }
-      this.tables.push({ prefixes: [...byPrefix.keys()].sort((a, b) => b - a), byPrefix });
-    }
-  }
-
-  lookup(ip: Ip): Route | undefined {
-    const bits = ip.family === 4 ? 32 : 128;
-    for (const t of this.tables) {
-      for (const plen of t.prefixes) {
-        const v6 = plen >= 1000;
-        if (v6 !== (ip.family === 6)) continue;
-        const prefix = v6 ? plen - 1000 : plen;
-        const mask = prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix);
-        const r = t.byPrefix.get(plen)!.get(((ip.value & mask) << 1n) | BigInt(v6 ? 1 : 0));
-        if (r) return r;
-      }
-    }
-    return undefined;
-  }
-}

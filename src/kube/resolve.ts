@@ -9,6 +9,11 @@ export async function resolveServices(snapshot: NodeSnapshot): Promise<Resolutio
     const { resolveIpvs } = await import('./resolve-ipvs.js');
     parts.push(resolveIpvs(snapshot));
   }
+  if (snapshot.nft.some((n) => n.tables.some((t) => !t.fromIptablesNft))) {
+    const { resolveNft } = await import('./resolve-nft.js');
+    const nft = resolveNft(snapshot);
+    if (nft.services.length || nft.others.length) parts.push(nft);
+  }
   return {
     services: parts.flatMap((p) => p.services).sort(compareServicePorts),
     others: parts.flatMap((p) => p.others),

@@ -2,7 +2,7 @@
  * Routes as `ip route` / `ip -j route` show them (iproute2 `print_route()`), and a kernel-like
  * lookup over them. Plain readonly data; helpers are free functions.
  */
-import { cidrContains, type Cidr, type Family, type Ip } from './addr.js';
+import { type Cidr, type Family, type Ip } from './addr.js';
 
 export interface Gateway {
   readonly family: Family;
@@ -119,24 +119,54 @@ export function isForwarding(r: Route): boolean {
  * policy rule in the kernel).
  */
 export function lookupRoute(routes: readonly Route[], dst: Ip, opts?: { tables?: readonly string[] }): Route | undefined {
-  const tables = (opts?.tables ?? ['local', 'main', 'default']).map(normalizeTable);
+  const index = routeIndex(routes);
+  const tables = opts?.tables ? opts.tables.map(normalizeTable) : DEFAULT_TABLES;
   for (const table of tables) {
-    let best: Route | undefined;
-    for (const r of routes) {
-      if (r.origin !== undefined || r.family !== dst.family || r.tos !== undefined) continue;
-      if (normalizeTable(r.table) !== table) continue;
-      if (!cidrContains(r.dst, dst)) continue;
-      if (
-        best === undefined ||
-        r.dst.prefix > best.dst.prefix ||
-        (r.dst.prefix === best.dst.prefix && (r.metric ?? 0) < (best.metric ?? 0))
-      ) {
-        best = r;
-      }
+    const byPrefix = index.get(`${table}/${dst.family}`);
+    if (!byPrefix) continue;
+    for (const { mask, routes: byNetwork } of byPrefix) {
+      const best = byNetwork.get(dst.value & mask);
+      if (best) return best;
     }
-    if (best) return best;
   }
   return undefined;
+}
+
+const DEFAULT_TABLES = ['local', 'main', 'default'];
+
+/** Per table and family: prefix lengths (longest first), each a map network → the route that wins there. */
+type RouteIndex = Map<string, { prefix: number; mask: bigint; routes: Map<bigint, Route> }[]>;
+const indexes = new WeakMap<readonly Route[], RouteIndex>();
+
+/**
+ * Lookups on big snapshots (tens of thousands of endpoints) must not scan every route each time:
+ * the index is built once per route list. Within one network the lowest metric wins, then the
+ * first printed — the same order a scan gives.
+ */
+function routeIndex(routes: readonly Route[]): RouteIndex {
+  let idx = indexes.get(routes);
+  if (idx) return idx;
+  const build = new Map<string, Map<number, Map<bigint, Route>>>();
+  for (const r of routes) {
+    if (r.origin !== undefined || r.tos !== undefined) continue;
+    const key = `${normalizeTable(r.table)}/${r.family}`;
+    let byPrefix = build.get(key);
+    if (!byPrefix) build.set(key, (byPrefix = new Map()));
+    let byNetwork = byPrefix.get(r.dst.prefix);
+    if (!byNetwork) byPrefix.set(r.dst.prefix, (byNetwork = new Map()));
+    const prev = byNetwork.get(r.dst.network);
+    if (!prev || (r.metric ?? 0) < (prev.metric ?? 0)) byNetwork.set(r.dst.network, r);
+  }
+  idx = new Map();
+  for (const [key, byPrefix] of build) {
+    const bits = key.endsWith('/4') ? 32 : 128;
+    const list = [...byPrefix.entries()]
+      .sort((a, b) => b[0] - a[0])
+      .map(([prefix, routesByNetwork]) => ({ prefix, mask: prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix), routes: routesByNetwork }));
+    idx.set(key, list);
+  }
+  indexes.set(routes, idx);
+  return idx;
 }
 
 /** Routes of one table (normalised name), in printed order. */
