@@ -34,7 +34,7 @@ function decode(path: string, buf: Buffer): string {
 }
 
 /** Files kpx writes itself into bundles, and editor/OS droppings: not dumps. */
-const IGNORED_NAMES = /^(manifest\.json|\.DS_Store|README(\.md)?|.*\.source)$/;
+const IGNORED_NAMES = /^(manifest\.json|\.DS_Store|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
 
 function walk(dir: string, out: string[]): void {
   for (const name of readdirSync(dir).sort()) {
