@@ -1,0 +1,57 @@
+/**
+ * The registry of lint rules (explicit: adding a rule means adding its import here), and the
+ * public lint API.
+ */
+import type { LintRule } from './rule.js';
+import danglingJump from './rules/dangling-jump.js';
+import undefinedIpset from './rules/undefined-ipset.js';
+import orphanChain from './rules/orphan-chain.js';
+import serviceNoEndpoints from './rules/service-no-endpoints.js';
+import localPolicyNoLocalEndpoints from './rules/local-policy-no-local-endpoints.js';
+import probabilityLadder from './rules/probability-ladder.js';
+import shadowedRule from './rules/shadowed-rule.js';
+import nodeportsNotLast from './rules/nodeports-not-last.js';
+import duplicateServiceVip from './rules/duplicate-service-vip.js';
+import endpointUnroutable from './rules/endpoint-unroutable.js';
+import mixedIptablesBackends from './rules/mixed-iptables-backends.js';
+import staleProxyMode from './rules/stale-proxy-mode.js';
+import ipvsNoRealServers from './rules/ipvs-no-real-servers.js';
+import ipvsAllWeightsZero from './rules/ipvs-all-weights-zero.js';
+import ipvsVipNotBound from './rules/ipvs-vip-not-bound.js';
+import ipvsIpsetMismatch from './rules/ipvs-ipset-mismatch.js';
+import masqueradeNotRandomFully from './rules/masquerade-not-random-fully.js';
+import ipvsSysctl from './rules/ipvs-sysctl.js';
+import rulesetSize from './rules/ruleset-size.js';
+import foreignRuleBeforeKube from './rules/foreign-rule-before-kube.js';
+import nftUndefinedReference from './rules/nft-undefined-reference.js';
+
+export const RULES: readonly LintRule[] = [
+  danglingJump,
+  undefinedIpset,
+  orphanChain,
+  serviceNoEndpoints,
+  localPolicyNoLocalEndpoints,
+  probabilityLadder,
+  shadowedRule,
+  nodeportsNotLast,
+  duplicateServiceVip,
+  endpointUnroutable,
+  mixedIptablesBackends,
+  staleProxyMode,
+  ipvsNoRealServers,
+  ipvsAllWeightsZero,
+  ipvsVipNotBound,
+  ipvsIpsetMismatch,
+  masqueradeNotRandomFully,
+  ipvsSysctl,
+  rulesetSize,
+  foreignRuleBeforeKube,
+  nftUndefinedReference,
+];
+
+export const RULES_BY_ID: ReadonlyMap<string, LintRule> = new Map(RULES.map((r) => [r.id, r]));
+
+export type { Finding, LintRule, Related, Severity, RuleMeta } from './rule.js';
+export { createRule } from './rule.js';
+export type { LintContext } from './context.js';
+export { buildContext } from './context.js';

@@ -1,0 +1,28 @@
+/** IPVS helpers shared by the ipvs-* rules: virtual servers deduplicated across listings. */
+import { virtualServerKey, type VirtualServer } from '../model/ipvs.js';
+import type { LintContext } from './context.js';
+
+/** Virtual servers of every listing (not connection tables), first listing with weights wins per key. */
+export function virtualServers(ctx: LintContext): { key: string; vs: VirtualServer }[] {
+  const byKey = new Map<string, VirtualServer>();
+  for (const d of ctx.snapshot.ipvs) {
+    if (d.view === 'connections') continue;
+    for (const vs of d.virtualServers) {
+      const key = virtualServerKey(vs);
+      const prev = byKey.get(key);
+      if (!prev || (prev.scheduler === undefined && vs.scheduler !== undefined)) byKey.set(key, vs);
+    }
+  }
+  return [...byKey].map(([key, vs]) => ({ key, vs }));
+}
+
+export function vsText(vs: VirtualServer): string {
+  const host = vs.address ?? '';
+  const h = vs.family === 6 ? `[${host}]` : host;
+  return vs.protocol === 'FWM' ? `FWM  ${vs.fwmark ?? ''} ${vs.scheduler ?? ''}`.trim() : `${vs.protocol}  ${h}:${vs.port ?? vs.portName ?? ''} ${vs.scheduler ?? ''}`.trim();
+}
+
+export function serviceOfVs(ctx: LintContext, key: string): { service?: string } {
+  const s = ctx.serviceOfVirtualServer(key);
+  return s ? { service: ctx.serviceLabel(s) } : {};
+}

@@ -1,0 +1,82 @@
+/**
+ * The lint rule contract (ARCHITECTURE.md §4.10): one module per rule, created with createRule(),
+ * with an id, a default severity, a one-line description, long docs that say how to fix it, and
+ * message templates (`{{name}}` placeholders). A rule's check() reads the shared LintContext and
+ * reports findings that point at dump lines.
+ */
+import { printable } from '../source/index.js';
+import type { LintContext } from './context.js';
+
+export type Severity = 'error' | 'warning' | 'info';
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
+export const severityRank = (s: Severity): number => (s === 'error' ? 0 : s === 'warning' ? 1 : 2);
+
+/** Another dump line that is evidence for a finding (the shadowing rule, the route, the other Service…). */
+export interface Related {
+  readonly file: string;
+  readonly line: number;
+  readonly column?: number;
+  readonly text: string;
+}
+
+export interface Finding {
+  /** The rule id, without the `kpx/` prefix SARIF uses. */
+  readonly ruleId: string;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly file: string;
+  /** 1-based line in `file`; 0 when the finding is about the snapshot as a whole. */
+  readonly line: number;
+  /** 1-based column. */
+  readonly column: number;
+  /** The dump line at file:line, when there is one. */
+  readonly text?: string;
+  /** `ns/name:port` (kube-proxy's ServicePortName) when the finding is about one Service port. */
+  readonly service?: string;
+  readonly related?: readonly Related[];
+}
+
+export interface RuleMeta {
+  /** One line: what the rule finds. */
+  readonly description: string;
+  readonly severity: Severity;
+  /** Longer explanation: why it matters and how to fix it (markdown). */
+  readonly docs: string;
+  /** Message templates by id, with `{{name}}` placeholders. */
+  readonly messages: Readonly<Record<string, string>>;
+}
+
+export interface Report {
+  readonly messageId: string;
+  readonly data?: Readonly<Record<string, string | number>>;
+  readonly file: string;
+  readonly line: number;
+  readonly column?: number;
+  readonly text?: string;
+  readonly service?: string;
+  readonly related?: readonly Related[];
+  /** Only for rules whose findings differ in gravity (documented in the rule's docs); a config severity wins. */
+  readonly severity?: Severity;
+}
+
+export interface RuleContext extends LintContext {
+  report(r: Report): void;
+}
+
+export interface LintRule {
+  readonly id: string;
+  readonly meta: RuleMeta;
+  check(ctx: RuleContext): void;
+}
+
+export function createRule(rule: LintRule): LintRule {
+  for (const [id, m] of Object.entries(rule.meta.messages)) {
+    if (!m.trim()) throw new Error(`lint rule ${rule.id}: message ${id} is empty`);
+  }
+  return Object.freeze(rule);
+}
+
+/** Fill `{{name}}` placeholders; values are made printable (dump text may hold control characters). */
+export function formatMessage(template: string, data: Readonly<Record<string, string | number>> = {}): string {
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, key: string) => (key in data ? printable(String(data[key]), 400) : whole));
+}

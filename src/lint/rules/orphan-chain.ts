@@ -1,0 +1,54 @@
+import { createRule } from '../rule.js';
+import { ruleRelated } from '../context.js';
+import { serviceLabelOf } from '../util.js';
+
+/** kube-proxy's per-Service and per-endpoint chains: each is written with rules and jumped to. */
+const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
+
+export default createRule({
+  id: 'orphan-chain',
+  meta: {
+    description: 'A KUBE-SVC/SVL/EXT/FW/XLB/SEP chain that nothing jumps to, or that is declared but empty.',
+    severity: 'warning',
+    docs: [
+      'kube-proxy writes each per-Service chain (KUBE-SVC-, KUBE-SVL-, KUBE-EXT-, KUBE-FW-, KUBE-XLB-) and each',
+      'per-endpoint chain (KUBE-SEP-) together with the rules that jump to it, and deletes it (`-X`) when the',
+      'Service or endpoint goes away. A chain nothing jumps to is stale state: a missed or failed sync, a',
+      'crashed kube-proxy, or hand-edited rules. Its Service may be unreachable (its dispatch rule is gone)',
+      'while the chain makes the dump look healthy. kube-proxy never leaves these chains empty either: an',
+      'empty KUBE-SEP chain has lost its DNAT rule, an empty KUBE-SVC chain its endpoints.',
+      '',
+      '**Fix:** check `kubectl get endpointslices` for the Service, then restart kube-proxy on the node (a full',
+      'sync rewrites every chain and deletes stale ones). If the chain belongs to no Service any more, delete it',
+      'with `iptables -t nat -F CHAIN; iptables -t nat -X CHAIN`.',
+    ].join('\n'),
+    messages: {
+      orphan: '{{chain}} ({{table}}) is not jumped to from anywhere: stale state or a missing dispatch rule',
+      orphanEmpty: '{{chain}} ({{table}}) is empty and not jumped to from anywhere: stale state',
+      empty: '{{chain}} ({{table}}) is declared but empty, which kube-proxy never leaves it',
+    },
+  },
+  check(ctx) {
+    for (const t of ctx.tables) {
+      if (t.fragment) continue;
+      for (const c of t.table.chains) {
+        if (c.builtin || !PER_SERVICE.test(c.name)) continue;
+        const referenced = t.referrers.has(c.name);
+        const empty = c.rules.length === 0;
+        if (referenced && !empty) continue;
+        const line = c.line ?? c.rules[0]?.line ?? t.table.line;
+        const svc = ctx.serviceOfChain(t.ruleset.file, t.table.name, c.name);
+        ctx.report({
+          messageId: !referenced ? (empty ? 'orphanEmpty' : 'orphan') : 'empty',
+          data: { chain: c.name, table: t.table.name },
+          file: t.table.file,
+          line,
+          column: 1,
+          ...(c.line !== undefined ? { text: `:${c.name} ${c.policy ?? '-'}` } : {}),
+          ...serviceLabelOf(ctx, svc),
+          related: referenced ? (t.referrers.get(c.name) ?? []).slice(0, 5).map(ruleRelated) : c.rules.slice(0, 5).map(ruleRelated),
+        });
+      }
+    }
+  },
+});

@@ -1,0 +1,43 @@
+import { createRule } from '../rule.js';
+import { evidenceRelated } from '../context.js';
+
+export default createRule({
+  id: 'service-no-endpoints',
+  meta: {
+    description: 'A Service port has no endpoints: kube-proxy rejects its traffic ("has no endpoints" REJECT rules).',
+    severity: 'warning',
+    docs: [
+      'When a Service has no ready endpoints, kube-proxy installs filter-table rules that REJECT (ICMP port',
+      'unreachable / TCP reset) traffic to its cluster IP, external IPs, load-balancer IPs and NodePort, with the',
+      'comment `ns/name:port has no endpoints`. Clients see "connection refused" immediately. This is kube-proxy',
+      'working as designed; the problem is upstream: no pod matches the selector, the pods are not Ready, or the',
+      'EndpointSlices are not being published.',
+      '',
+      '**Fix:** `kubectl get endpointslices -l kubernetes.io/service-name=NAME -n NS`, check the selector against',
+      'the pod labels (`kubectl get pods -l …`), and the pods\' readiness probes. If endpoints exist in the API',
+      'but not on this node, kube-proxy is not syncing: check its logs.',
+    ].join('\n'),
+    messages: {
+      none: 'Service {{service}} has no endpoints: connections to {{where}} are rejected',
+    },
+  },
+  check(ctx) {
+    for (const s of ctx.resolution.services) {
+      if (s.mode !== 'iptables' || s.state !== 'no-endpoints') continue;
+      const reject = s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
+      if (!reject) continue;
+      const where = [s.clusterIP ? `${s.clusterIP}:${s.port}/${s.protocol}` : undefined, s.nodePort !== null ? `NodePort ${s.nodePort}` : undefined].filter(Boolean).join(', ') || `port ${s.port}`;
+      const label = ctx.serviceLabel(s);
+      ctx.report({
+        messageId: 'none',
+        data: { service: label, where },
+        file: reject.file,
+        line: reject.line,
+        column: 1,
+        text: reject.text,
+        service: label,
+        related: s.evidence.filter((e) => e !== reject && /has no endpoints/.test(e.text)).map(evidenceRelated),
+      });
+    }
+  },
+});

@@ -1,0 +1,131 @@
+/**
+ * Run the lint rules over a snapshot: build the context once, run each selected rule, apply
+ * configured severities, sort, and filter against a baseline.
+ */
+import type { NodeSnapshot } from '../model/snapshot.js';
+import type { Resolution } from '../kube/types.js';
+import { resolveServices } from '../kube/resolve.js';
+import { buildContext, type LintContext } from './context.js';
+import { formatMessage, severityRank, type Finding, type LintRule, type Report, type RuleContext, type Severity } from './rule.js';
+import { RULES } from './index.js';
+
+export type SeveritySetting = Severity | 'off';
+
+export interface LintOptions {
+  /** Run only these rule ids (empty/undefined = all). */
+  readonly only?: readonly string[];
+  readonly disable?: readonly string[];
+  /** Per-rule severity; 'off' disables the rule. */
+  readonly severities?: Readonly<Record<string, SeveritySetting>>;
+  /** Use this resolution instead of resolving again (callers that already have one). */
+  readonly resolution?: Resolution;
+  /** The rule set (default: every registered rule). */
+  readonly rules?: readonly LintRule[];
+}
+
+export interface LintSummary {
+  readonly error: number;
+  readonly warning: number;
+  readonly info: number;
+}
+
+export interface LintResult {
+  readonly findings: readonly Finding[];
+  readonly summary: LintSummary;
+  /** Ids of the rules that ran. */
+  readonly rules: readonly string[];
+  /** Milliseconds per rule, plus `context` (resolution and indexes). */
+  readonly timings: Readonly<Record<string, number>>;
+}
+
+/** Which rules run, given --rule/--disable and the config's severities. */
+export function selectRules(opts: LintOptions): LintRule[] {
+  const all = opts.rules ?? RULES;
+  const only = opts.only && opts.only.length ? new Set(opts.only) : undefined;
+  const disabled = new Set(opts.disable ?? []);
+  return all.filter((r) => (!only || only.has(r.id)) && !disabled.has(r.id) && opts.severities?.[r.id] !== 'off');
+}
+
+export function compareFindings(a: Finding, b: Finding): number {
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  if (a.line !== b.line) return a.line - b.line;
+  if (a.column !== b.column) return a.column - b.column;
+  if (a.ruleId !== b.ruleId) return a.ruleId < b.ruleId ? -1 : 1;
+  return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+}
+
+export function summarize(findings: readonly Finding[]): LintSummary {
+  const s = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) s[f.severity]++;
+  return s;
+}
+
+/** Run the rules over a context that is already built (benchmarks time the parts separately). */
+export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: Finding[]; timings: Record<string, number>; rules: string[] } {
+  const findings: Finding[] = [];
+  const timings: Record<string, number> = {};
+  const rules = selectRules(opts);
+  for (const rule of rules) {
+    const configured = opts.severities?.[rule.id];
+    const started = performance.now();
+    const rctx: RuleContext = {
+      ...ctx,
+      report(r: Report) {
+        const template = rule.meta.messages[r.messageId];
+        if (template === undefined) throw new Error(`lint rule ${rule.id} reported unknown message id ${r.messageId}`);
+        const severity: Severity = configured && configured !== 'off' ? configured : (r.severity ?? rule.meta.severity);
+        const f: Finding = {
+          ruleId: rule.id,
+          severity,
+          message: formatMessage(template, r.data),
+          file: r.file,
+          line: r.line,
+          column: r.column ?? 1,
+          ...(r.text !== undefined ? { text: r.text } : {}),
+          ...(r.service !== undefined ? { service: r.service } : {}),
+          ...(r.related && r.related.length ? { related: r.related } : {}),
+        };
+        findings.push(f);
+      },
+    };
+    rule.check(rctx);
+    timings[rule.id] = performance.now() - started;
+  }
+  findings.sort(compareFindings);
+  return { findings, timings, rules: rules.map((r) => r.id) };
+}
+
+export async function lintSnapshot(snapshot: NodeSnapshot, opts: LintOptions = {}): Promise<LintResult> {
+  const started = performance.now();
+  const resolution = opts.resolution ?? (await resolveServices(snapshot));
+  const ctx = buildContext(snapshot, resolution);
+  const context = performance.now() - started;
+  const { findings, timings, rules } = runRules(ctx, opts);
+  return { findings, summary: summarize(findings), rules, timings: { context, ...timings } };
+}
+
+/** A baseline is a previous `kpx lint -o json`; findings match on rule id, file and message (not lines). */
+export function baselineKey(f: Pick<Finding, 'ruleId' | 'file' | 'message'>): string {
+  return `${f.ruleId}\0${f.file}\0${f.message}`;
+}
+
+/** Keep only findings not in the baseline. Each baseline entry absorbs one finding (duplicates count). */
+export function applyBaseline(findings: readonly Finding[], baseline: readonly Pick<Finding, 'ruleId' | 'file' | 'message'>[]): Finding[] {
+  const left = new Map<string, number>();
+  for (const b of baseline) left.set(baselineKey(b), (left.get(baselineKey(b)) ?? 0) + 1);
+  const out: Finding[] = [];
+  for (const f of findings) {
+    const k = baselineKey(f);
+    const n = left.get(k) ?? 0;
+    if (n > 0) left.set(k, n - 1);
+    else out.push(f);
+  }
+  return out;
+}
+
+/** Does any finding reach the --fail-on threshold? */
+export function failsAt(findings: readonly Finding[], failOn: 'error' | 'warning' | 'never'): boolean {
+  if (failOn === 'never') return false;
+  const limit = severityRank(failOn);
+  return findings.some((f) => severityRank(f.severity) <= limit);
+}

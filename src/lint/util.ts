@@ -1,0 +1,23 @@
+/** Small helpers shared by rules. */
+import type { Rule } from '../model/netfilter.js';
+import type { ServicePort } from '../kube/types.js';
+import type { LintContext, TableIndex } from './context.js';
+
+/** The Service port a rule belongs to: by its chain, else by the chain it jumps to. */
+export function serviceOfRule(ctx: LintContext, r: Rule): ServicePort | undefined {
+  const own = ctx.serviceOfChain(r.file, r.table, r.chain);
+  if (own) return own;
+  const t = r.target && (r.target.kind === 'jump' || r.target.kind === 'goto') ? r.target.chain : undefined;
+  return t ? ctx.serviceOfChain(r.file, r.table, t) : undefined;
+}
+
+export function serviceLabelOf(ctx: LintContext, s: ServicePort | undefined): { service?: string } {
+  return s ? { service: ctx.serviceLabel(s) } : {};
+}
+
+/** Every rule of every table, in dump order. */
+export function* allRules(ctx: LintContext): Generator<{ t: TableIndex; r: Rule }> {
+  for (const t of ctx.tables) for (const c of t.table.chains) for (const r of c.rules) yield { t, r };
+}
+
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;

@@ -1,0 +1,142 @@
+/** `kpx lint` through its action: outputs, exit codes, --rule/--disable, config files, baselines. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { lintAction, type LintCliOptions } from '../../src/cli/commands/lint.js';
+import { UsageError } from '../../src/cli/exit.js';
+import { parseConfig, parseYamlSubset } from '../../src/lint/config.js';
+import { RULES_BY_ID } from '../../src/lint/index.js';
+import { KIND, lineOf, replaceOnce } from './helpers.js';
+
+let dir: string;
+let healthy: string;
+let broken: string;
+const brokenText = replaceOnce(KIND, ':KUBE-SEP-6E7XQMQ4RAYOWTTM - [0:0]\n', '');
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kpx-lint-'));
+  healthy = join(dir, 'healthy.txt');
+  broken = join(dir, 'broken.txt');
+  writeFileSync(healthy, KIND);
+  writeFileSync(broken, brokenText);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(inputs: string[], opts: Partial<LintCliOptions>): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  try {
+    const code = await lintAction(inputs, { output: 'text', failOn: 'error', rule: [], disable: [], input: [], nodeIp: [], color: false, ...opts });
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+describe('kpx lint', () => {
+  it('exit 0 on a healthy dump with --fail-on error, 1 with --fail-on warning, 0 with never', async () => {
+    expect((await run([healthy], {})).code).toBe(0);
+    expect((await run([healthy], { failOn: 'warning' })).code).toBe(1);
+    expect((await run([broken], { failOn: 'never' })).code).toBe(0);
+    expect((await run([broken], {})).code).toBe(1);
+  });
+
+  it('text output groups by severity and Service and shows the dump lines', async () => {
+    const { out } = await run([broken], {});
+    const lines = out.split('\n');
+    expect(lines[0]).toBe('ERRORS (1)');
+    expect(lines[1]).toBe('  kube-system/kube-dns:dns');
+    expect(lines[2]).toMatch(/^    error jump to KUBE-SEP-6E7XQMQ4RAYOWTTM in table nat, which is not declared .* \[dangling-jump\]$/);
+    expect(lines[3]).toBe(`      ${broken}:${lineOf(brokenText, '-j KUBE-SEP-6E7XQMQ4RAYOWTTM')}:1  -A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.3:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-6E7XQMQ4RAYOWTTM`);
+    expect(out).toContain('WARNINGS (1)\n  (not tied to one Service)\n    warning MASQUERADE without --random-fully');
+    expect(lines.filter(Boolean).at(-1)).toBe('1 error, 1 warning, 0 info');
+  });
+
+  it('-o json has the stable {findings, summary} schema', async () => {
+    const { out } = await run([broken], { output: 'json' });
+    const j = JSON.parse(out);
+    expect(Object.keys(j)).toEqual(['findings', 'summary']);
+    expect(j.summary).toEqual({ error: 1, warning: 1, info: 0 });
+    // Sorted by file, line, column.
+    expect(j.findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['masquerade-not-random-fully', 'dangling-jump']);
+    expect(Object.keys(j.findings[1])).toEqual(['ruleId', 'severity', 'message', 'file', 'line', 'column', 'text', 'service', 'related']);
+    expect(j.findings[1]).toMatchObject({ ruleId: 'dangling-jump', severity: 'error', file: broken, line: lineOf(brokenText, '-j KUBE-SEP-6E7XQMQ4RAYOWTTM'), column: 1, service: 'kube-system/kube-dns:dns' });
+    expect(Object.keys(j.findings[0])).toEqual(['ruleId', 'severity', 'message', 'file', 'line', 'column', 'text']);
+  });
+
+  it('-o github prints workflow annotations', async () => {
+    const { out } = await run([broken], { output: 'github' });
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(new RegExp(`^::error file=${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')},line=\\d+,col=1,title=kpx/dangling-jump kube-system/kube-dns%3Adns::jump to KUBE-SEP-6E7XQMQ4RAYOWTTM`));
+    expect(lines[0]).toMatch(/^::warning file=.*title=kpx\/masquerade-not-random-fully::MASQUERADE without/);
+  });
+
+  it('-o sarif prints a SARIF log', async () => {
+    const j = JSON.parse((await run([broken], { output: 'sarif' })).out);
+    expect(j.version).toBe('2.1.0');
+    expect(j.runs[0].results.map((r: { ruleId: string }) => r.ruleId)).toEqual(['kpx/masquerade-not-random-fully', 'kpx/dangling-jump']);
+  });
+
+  it('--rule and --disable select rules; unknown ids are usage errors', async () => {
+    const only = JSON.parse((await run([broken], { output: 'json', rule: ['masquerade-not-random-fully'] })).out);
+    expect(only.findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['masquerade-not-random-fully']);
+    const dis = JSON.parse((await run([broken], { output: 'json', disable: ['masquerade-not-random-fully'] })).out);
+    expect(dis.findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['dangling-jump']);
+    await expect(run([broken], { rule: ['no-such-rule'] })).rejects.toThrow(UsageError);
+  });
+
+  it('--config (YAML subset or JSON) sets severities and disables rules', async () => {
+    const yaml = join(dir, '.kpx.yaml');
+    writeFileSync(yaml, '# kpx lint config\nrules:\n  dangling-jump: warning   # downgraded\n  masquerade-not-random-fully: "off"\ndisable: []\n');
+    const r = await run([broken], { output: 'json', config: yaml });
+    expect(JSON.parse(r.out).findings.map((f: { ruleId: string; severity: string }) => `${f.ruleId}:${f.severity}`)).toEqual(['dangling-jump:warning']);
+    expect(r.code).toBe(0);
+    const json = join(dir, 'kpx.json');
+    writeFileSync(json, JSON.stringify({ disable: ['dangling-jump'] }));
+    expect(JSON.parse((await run([broken], { output: 'json', config: json })).out).summary).toEqual({ error: 0, warning: 1, info: 0 });
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'rules:\n  dangling-jump: loud\n');
+    await expect(run([broken], { config: bad })).rejects.toThrow(/rule dangling-jump: "loud" is not one of off, error, warning, info/);
+  });
+
+  it('--baseline reports only new findings (matched on rule, file and message, not lines)', async () => {
+    const base = join(dir, 'baseline.json');
+    writeFileSync(base, (await run([healthy], { output: 'json' })).out);
+    // Same warning in the broken dump (same file name needed: copy healthy's baseline onto broken's path).
+    const baseline = JSON.parse((await run([broken], { output: 'json', rule: ['masquerade-not-random-fully'] })).out);
+    writeFileSync(base, JSON.stringify({ ...baseline, findings: baseline.findings.map((f: { line: number }) => ({ ...f, line: f.line + 100 })) }));
+    const r = await run([broken], { output: 'json', baseline: base, failOn: 'warning' });
+    expect(JSON.parse(r.out).findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['dangling-jump']);
+    expect(r.code).toBe(1);
+    const r2 = await run([broken], { output: 'json', baseline: base, failOn: 'warning', disable: ['dangling-jump'] });
+    expect(JSON.parse(r2.out).findings).toEqual([]);
+    expect(r2.code).toBe(0);
+    writeFileSync(base, '{"nope": 1}');
+    await expect(run([broken], { baseline: base })).rejects.toThrow(/no "findings" array/);
+  });
+
+  it('exit 2 for an input that is not a dump; --list-rules prints the catalogue', async () => {
+    const junk = join(dir, 'junk.txt');
+    writeFileSync(junk, 'hello, this is not a dump\n');
+    expect((await run([junk], {})).code).toBe(2);
+    const { out, code } = await run([], { listRules: true });
+    expect(code).toBe(0);
+    expect(out.split('\n').filter(Boolean)).toHaveLength(RULES_BY_ID.size);
+    expect(out).toMatch(/^dangling-jump\s+error\s+A rule jumps/m);
+  });
+});
+
+describe('config parsing', () => {
+  it('reads the YAML subset: nested maps, block and flow lists, quotes, comments', () => {
+    expect(parseYamlSubset("rules:\n  a: 'x y'\n  b: \"z\" # c\ndisable:\n  - one\n  - 'two'\nother: [p, q]\n")).toEqual({ rules: { a: 'x y', b: 'z' }, disable: ['one', 'two'], other: ['p', 'q'] });
+    const ids = new Set(['x', 'y']);
+    expect(parseConfig('rules:\n  x: off\n  y: Info\n', 'c.yaml', ids)).toEqual({ severities: { x: 'off', y: 'info' }, disable: [] });
+    expect(() => parseConfig('rules:\n  z: off\n', 'c.yaml', ids)).toThrow('c.yaml: unknown rule "z"');
+    expect(() => parseConfig('rules: &a\n', 'c.yaml', ids)).toThrow(/not supported/);
+  });
+});
