@@ -94,6 +94,59 @@ inputOptions(
 ).action((inputs, opts) => run(async () => (await import('./commands/lint.js')).lintAction(inputs, opts)));
 
 program
+  .command('diff')
+  .description('what changed between two snapshots (one node at two times, or two nodes): Services first, then rules not explained by them')
+  .argument('<old>', 'the older dump file or bundle directory')
+  .argument('<new>', 'the newer dump file or bundle directory')
+  .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
+  .option('--max-rules <n>', 'list at most this many changed rules per chain in text output', '20')
+  .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)')
+  .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+  .action((oldPath, newPath, opts) => run(async () => (await import('./commands/diff.js')).diffAction(oldPath, newPath, opts)));
+
+inputOptions(
+  program
+    .command('reverse')
+    .alias('who-dnat')
+    .description('reverse lookup: which Services, NodePorts, externalIPs and LoadBalancer IPs send connections to this pod address, with what chance')
+    .argument('<address>', 'POD-IP or POD-IP:PORT ([IPv6]:PORT)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
+).action((address, opts) => run(async () => (await import('./commands/reverse.js')).reverseAction(address, opts)));
+
+inputOptions(
+  program
+    .command('graph')
+    .description('the chain/set/virtual-server graph of Services (or the whole node) as Graphviz DOT or Mermaid')
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .option('--service <ns/name|vip>', 'only this Service (repeatable)', collectRepeatable, [])
+    .addOption(new Option('--format <format>', 'graph language').choices(['dot', 'mermaid']).default('dot'))
+    .option('--svg <file>', 'also render the graph to this SVG file (needs Graphviz dot)')
+    .option('--output <file>', 'write the DOT/Mermaid text to this file instead of stdout'),
+).action((inputs, opts) => run(async () => (await import('./commands/graph.js')).graphAction(inputs, opts)));
+
+inputOptions(
+  program
+    .command('report')
+    .description('write a one-file incident report: snapshot summary, lint findings, Service table, graphs')
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .requiredOption('-o, --output <file>', 'report.md or report.html (format from the extension; - for Markdown on stdout)')
+    .option('--service <ns/name|vip>', 'draw the graph of this Service (repeatable)', collectRepeatable, [])
+    .addOption(new Option('--format <format>', 'force the format').choices(['md', 'html']))
+    .option('--no-lint', 'leave out lint findings'),
+).action((inputs, opts) => run(async () => (await import('./commands/report.js')).reportAction(inputs, opts)));
+
+program
+  .command('redact')
+  .description('rewrite dumps for sharing (IPs, Service names, namespaces, chain hashes, MACs, host names, comments), consistently for a key; kpx reads the result the same way')
+  .argument('[inputs...]', 'dump files or bundle directories')
+  .option('-i, --input <path>', 'a dump file or bundle directory (repeatable)', collectRepeatable, [])
+  .requiredOption('-o, --output <dir>', 'the directory to write the redacted files to')
+  .option('--key <secret>', 'the redaction key: the same key gives the same output (default: $KPX_REDACT_KEY, else random)')
+  .option('--hostname <name>', 'another host name to replace wherever it appears (repeatable)', collectRepeatable, [])
+  .option('--force', 'write into a non-empty output directory')
+  .action((inputs, opts) => run(async () => (await import('./commands/redact.js')).redactAction(inputs, opts)));
+
+program
   .command('collect')
   .description("collect this node's dumps (read-only commands) into a bundle directory")
   .requiredOption('-o, --output <dir>', 'the directory to write')

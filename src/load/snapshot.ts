@@ -2,6 +2,8 @@
  * Parsed files → one NodeSnapshot. Also answers what the snapshot can and cannot say:
  * which proxy modes it shows and which dumps are missing for which questions.
  */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { ParsedFile } from './index.js';
 import { parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot, ProxyMode } from '../model/snapshot.js';
@@ -84,12 +86,31 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
 /** Read, sniff, parse and assemble. Throws InputError only for unreadable paths. */
 export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<NodeSnapshot> {
   const inputs = readInputs(paths, opts.stdin);
+  opts = opts.name === undefined ? { ...opts, name: nodeNameOf(paths) } : opts;
   const parsed: ParsedFile[] = [];
   for (let i = 0; i < inputs.length; i++) {
     opts.onFile?.(inputs[i].path, i, inputs.length);
     parsed.push(await parseInput(inputs[i], opts.format));
   }
   return assembleSnapshot(parsed, opts);
+}
+
+/** A bundle's node name: the host in kpx collect's manifest, else the bundle directory's name. */
+function nodeNameOf(paths: readonly string[]): string {
+  for (const p of paths) {
+    try {
+      if (!statSync(p).isDirectory()) continue;
+      const m = join(p, 'manifest.json');
+      if (existsSync(m)) {
+        const host = (JSON.parse(readFileSync(m, 'utf8')) as { host?: unknown }).host;
+        if (typeof host === 'string' && host) return host;
+      }
+      return basename(resolve(p));
+    } catch {
+      continue;
+    }
+  }
+  return 'this node';
 }
 
 const isKubeIptablesChain = (n: string) => /^KUBE-(SVC|SVL|EXT|FW|SEP|XLB)-/.test(n);

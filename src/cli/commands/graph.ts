@@ -1,0 +1,34 @@
+/** `kpx graph [--service ns/name]`: the chain/set/virtual-server graph as DOT or Mermaid (or SVG). */
+import { writeFileSync } from 'node:fs';
+import { loadFromOptions, type InputOptions } from '../inputs.js';
+import { resolveServices } from '../../kube/resolve.js';
+import { serviceGraph, toDot, toMermaid, renderSvg, dotAvailable } from '../../graph/index.js';
+import { serviceSelector } from './services.js';
+import { ExitCode, UsageError } from '../exit.js';
+
+export interface GraphOptions extends InputOptions {
+  service?: string[];
+  format: 'dot' | 'mermaid';
+  svg?: string;
+  output?: string;
+}
+
+export async function graphAction(positional: string[], opts: GraphOptions): Promise<number> {
+  if (opts.svg && !dotAvailable()) throw new UsageError('--svg needs Graphviz `dot` on PATH (Debian/Ubuntu: apt-get install graphviz)');
+  const snapshot = await loadFromOptions(positional, opts, false);
+  const res = await resolveServices(snapshot);
+  let services = res.services;
+  const sels = opts.service ?? [];
+  if (sels.length) {
+    const preds = sels.map(serviceSelector);
+    services = services.filter((s) => preds.some((p) => p(s)));
+    if (services.length === 0) throw new UsageError(`no Service matches ${sels.join(', ')}`);
+  }
+  const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
+  const dot = toDot(g);
+  if (opts.svg) writeFileSync(opts.svg, renderSvg(dot));
+  const text = opts.format === 'mermaid' ? toMermaid(g) : dot;
+  if (opts.output) writeFileSync(opts.output, text);
+  else if (!opts.svg || opts.format === 'mermaid' || opts.output === '-') process.stdout.write(text);
+  return ExitCode.Ok;
+}

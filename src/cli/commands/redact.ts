@@ -1,0 +1,28 @@
+/** `kpx redact INPUT… -o DIR`: rewrite dumps for sharing; kpx reads the result the same way. */
+import { existsSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { redactFiles } from '../../redact/bundle.js';
+import { ExitCode, UsageError } from '../exit.js';
+
+export interface RedactOptions {
+  output: string;
+  key?: string;
+  hostname?: string[];
+  force?: boolean;
+  input?: string[];
+}
+
+export async function redactAction(positional: string[], opts: RedactOptions): Promise<number> {
+  const paths = [...positional, ...(opts.input ?? [])];
+  if (paths.length === 0) throw new UsageError('redact needs at least one input file or bundle directory');
+  if (paths.includes('-')) throw new UsageError('redact reads files and directories, not stdin');
+  if (existsSync(opts.output) && readdirSync(opts.output).length > 0 && !opts.force) throw new UsageError(`${opts.output} is not empty (use --force to write into it)`);
+  let key = opts.key ?? process.env.KPX_REDACT_KEY;
+  if (!key) {
+    key = randomBytes(16).toString('hex');
+    process.stderr.write('kpx: no --key (or KPX_REDACT_KEY): using a random key, so another run will give other names and addresses\n');
+  }
+  const files = await redactFiles(paths, opts.output, { key, hostnames: opts.hostname ?? [] });
+  process.stderr.write(`kpx: wrote ${files.length} redacted file${files.length === 1 ? '' : 's'} to ${opts.output}\n`);
+  return ExitCode.Ok;
+}

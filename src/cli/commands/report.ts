@@ -1,0 +1,34 @@
+/** `kpx report -o report.md|report.html`: a one-file incident report of a snapshot. */
+import { writeFileSync } from 'node:fs';
+import { loadFromOptions, type InputOptions } from '../inputs.js';
+import { resolveServices } from '../../kube/resolve.js';
+import { buildReport } from '../../report/index.js';
+import { serviceSelector } from './services.js';
+import { ExitCode, UsageError } from '../exit.js';
+
+export interface ReportCliOptions extends InputOptions {
+  output: string;
+  service?: string[];
+  format?: 'md' | 'html';
+  lint?: boolean;
+}
+
+export async function reportAction(positional: string[], opts: ReportCliOptions): Promise<number> {
+  const format = opts.format ?? (/\.html?$/i.test(opts.output) ? 'html' : /\.(md|markdown)$/i.test(opts.output) || opts.output === '-' ? 'md' : undefined);
+  if (!format) throw new UsageError(`-o ${opts.output}: name the report .md or .html (or give --format md|html)`);
+  const sels = opts.service ?? [];
+  const preds = sels.map((s) => [s, serviceSelector(s)] as const);
+  const snapshot = await loadFromOptions(positional, opts, opts.output !== '-');
+  const res = await resolveServices(snapshot);
+  const text = await buildReport(snapshot, res, {
+    format,
+    lint: opts.lint !== false,
+    graphs: preds.map(([selector, p]) => ({ selector, services: res.services.filter(p) })),
+  });
+  if (opts.output === '-') process.stdout.write(text);
+  else {
+    writeFileSync(opts.output, text);
+    process.stderr.write(`kpx: wrote ${opts.output}\n`);
+  }
+  return ExitCode.Ok;
+}

@@ -1,0 +1,434 @@
+/**
+ * `kpx diff`: what changed between two snapshots (one node at two times, or two nodes).
+ *
+ * First at the Service level (Service ports added/removed/changed, endpoints added/removed),
+ * then at the rule level: rules added/removed per table/chain (iptables, nft), members per
+ * ipset, virtual/real servers (IPVS), compared on their text without counters and in order.
+ * Rule changes that belong to a changed Service (its chains, its VIPs, its endpoints, its name
+ * in a comment) are counted as explained and not listed one by one.
+ *
+ * Pure: takes snapshots and their resolutions, returns data (see `SnapshotDiff`).
+ */
+import type { Endpoint, Resolution, ServicePort } from '../kube/types.js';
+import type { NodeSnapshot } from '../model/snapshot.js';
+import { formatHostPort } from '../model/addr.js';
+import { elementText } from '../model/nft.js';
+import { realServerKey, virtualServerKey } from '../model/ipvs.js';
+import { servicePortName } from '../kube/hash.js';
+import { diffSequences } from './sequence.js';
+
+/** The fields of a Service port compared one by one (endpoints are compared separately). */
+export const SERVICE_FIELDS = [
+  'port',
+  'clusterIP',
+  'nodePort',
+  'externalIPs',
+  'loadBalancerIPs',
+  'loadBalancerSourceRanges',
+  'externalTrafficPolicy',
+  'internalTrafficPolicy',
+  'sessionAffinity',
+  'state',
+  'mode',
+] as const;
+export type ServiceField = (typeof SERVICE_FIELDS)[number];
+
+export interface ServiceSummary {
+  /** Stable key: `ns/name:port/proto` (or the resolver's id, `VIP:port/proto`, when unnamed), plus ` (IPv6)` for IPv6. */
+  readonly key: string;
+  readonly namespace: string | null;
+  readonly name: string | null;
+  readonly portName: string | null;
+  readonly protocol: string;
+  readonly port: number;
+  readonly family: 4 | 6;
+  readonly clusterIP: string | null;
+  readonly nodePort: number | null;
+  readonly state: string;
+  readonly mode: string;
+  readonly endpoints: number;
+}
+
+export interface FieldChange {
+  readonly field: ServiceField;
+  readonly old: unknown;
+  readonly new: unknown;
+}
+
+export interface EndpointRef {
+  /** `ip:port` (`[v6]:port`). */
+  readonly address: string;
+  readonly local: boolean | null;
+  readonly probability: number;
+}
+
+export interface EndpointChange {
+  readonly address: string;
+  readonly field: 'local' | 'weight';
+  readonly old: unknown;
+  readonly new: unknown;
+}
+
+export interface ServiceChange {
+  readonly key: string;
+  readonly old: ServiceSummary;
+  readonly new: ServiceSummary;
+  readonly fields: readonly FieldChange[];
+  readonly endpointsAdded: readonly EndpointRef[];
+  readonly endpointsRemoved: readonly EndpointRef[];
+  readonly endpointsChanged: readonly EndpointChange[];
+}
+
+export type UnitKind = 'iptables-chain' | 'nft-chain' | 'nft-set' | 'ipset' | 'ipvs';
+
+export interface RuleRef {
+  readonly text: string;
+  readonly file: string;
+  readonly line: number;
+}
+
+/** Changes in one chain (or set, or the IPVS table) not explained by Service changes. */
+export interface UnitChange {
+  readonly kind: UnitKind;
+  /** `iptables v4 nat/KUBE-SERVICES`, `nft ip kube-proxy/services`, `ipset KUBE-CLUSTER-IP`, `ipvs`. */
+  readonly unit: string;
+  /** The whole chain/set appeared or disappeared (its items are listed too). */
+  readonly status: 'added' | 'removed' | 'changed';
+  readonly added: readonly RuleRef[];
+  readonly removed: readonly RuleRef[];
+  /** Rules present on both sides whose position changed relative to the others. */
+  readonly moved: readonly RuleRef[];
+  /** Built-in chain policy / set header changes. */
+  readonly policy?: { readonly old: string | null; readonly new: string | null };
+}
+
+export interface SnapshotDiff {
+  readonly old: { readonly name: string; readonly files: readonly string[]; readonly servicePorts: number };
+  readonly new: { readonly name: string; readonly files: readonly string[]; readonly servicePorts: number };
+  readonly services: {
+    readonly added: readonly ServiceSummary[];
+    readonly removed: readonly ServiceSummary[];
+    readonly changed: readonly ServiceChange[];
+    readonly unchanged: number;
+  };
+  readonly rules: {
+    /** Rule/member changes attributed to the Service changes above (not listed). */
+    readonly explained: { readonly added: number; readonly removed: number; readonly moved: number };
+    readonly unexplained: readonly UnitChange[];
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service level
+
+export function serviceKey(s: ServicePort): string {
+  // Unnamed Service ports keep the resolver's id: `VIP:port/proto`, `*:nodePort/proto` for a NodePort alone.
+  const base = s.namespace !== null && s.name !== null ? `${servicePortName(s.namespace, s.name, s.portName)}/${s.protocol}` : s.id;
+  return s.family === 6 ? `${base} (IPv6)` : base;
+}
+
+function summary(s: ServicePort): ServiceSummary {
+  return {
+    key: serviceKey(s),
+    namespace: s.namespace,
+    name: s.name,
+    portName: s.portName,
+    protocol: s.protocol,
+    port: s.port,
+    family: s.family,
+    clusterIP: s.clusterIP,
+    nodePort: s.nodePort,
+    state: s.state,
+    mode: s.mode,
+    endpoints: s.endpoints.length,
+  };
+}
+
+const endpointAddress = (e: Endpoint) => formatHostPort(e.ip, e.port ?? undefined);
+
+function normalizeField(v: unknown): string {
+  if (Array.isArray(v)) return JSON.stringify([...v].map(String).sort());
+  return JSON.stringify(v ?? null);
+}
+
+function compareService(a: ServicePort, b: ServicePort): ServiceChange | undefined {
+  const fields: FieldChange[] = [];
+  for (const f of SERVICE_FIELDS) {
+    if (normalizeField(a[f]) !== normalizeField(b[f])) fields.push({ field: f, old: a[f], new: b[f] });
+  }
+  const oldEps = new Map(a.endpoints.map((e) => [endpointAddress(e), e]));
+  const newEps = new Map(b.endpoints.map((e) => [endpointAddress(e), e]));
+  const ref = (e: Endpoint): EndpointRef => ({ address: endpointAddress(e), local: e.local, probability: e.probability });
+  const endpointsAdded = [...newEps.entries()].filter(([k]) => !oldEps.has(k)).map(([, e]) => ref(e));
+  const endpointsRemoved = [...oldEps.entries()].filter(([k]) => !newEps.has(k)).map(([, e]) => ref(e));
+  const endpointsChanged: EndpointChange[] = [];
+  for (const [k, o] of oldEps) {
+    const n = newEps.get(k);
+    if (!n) continue;
+    if (o.local !== n.local) endpointsChanged.push({ address: k, field: 'local', old: o.local, new: n.local });
+    if ((o.weight ?? null) !== (n.weight ?? null)) endpointsChanged.push({ address: k, field: 'weight', old: o.weight ?? null, new: n.weight ?? null });
+  }
+  if (fields.length === 0 && endpointsAdded.length === 0 && endpointsRemoved.length === 0 && endpointsChanged.length === 0) return undefined;
+  return { key: serviceKey(a), old: summary(a), new: summary(b), fields, endpointsAdded, endpointsRemoved, endpointsChanged };
+}
+
+/** Index Service ports by key; a key seen twice (two modes at once) keeps both, suffixed. */
+function byKey(services: readonly ServicePort[]): Map<string, ServicePort> {
+  const m = new Map<string, ServicePort>();
+  for (const s of services) {
+    const base = serviceKey(s);
+    let k = m.has(base) ? `${base} [${s.mode}]` : base;
+    for (let i = 2; m.has(k); i++) k = `${base} [${s.mode} #${i}]`;
+    m.set(k, s);
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule level
+
+interface Item {
+  readonly text: string;
+  readonly file: string;
+  readonly line: number;
+}
+
+interface Unit {
+  readonly kind: UnitKind;
+  readonly unit: string;
+  readonly items: Item[];
+  readonly policy?: string;
+  /** Name of the chain/set (explains every item when it belongs to a changed Service). */
+  readonly owner: string;
+}
+
+/** A rule's text without packet/byte counters and with single spaces. */
+export function ruleText(raw: string): string {
+  return raw
+    .replace(/^\[\d+:\d+\]\s+/, '')
+    .replace(/\s+-c\s+\d+\s+\d+(?=\s|$)/, '')
+    .replace(/\bcounter packets \d+ bytes \d+/g, 'counter')
+    .replace(/\s+#\s*handle\s+\d+\s*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function collectUnits(s: NodeSnapshot): Map<string, Unit> {
+  const units = new Map<string, Unit>();
+  const add = (u: Unit) => {
+    const prev = units.get(u.unit);
+    if (prev) prev.items.push(...u.items);
+    else units.set(u.unit, u);
+  };
+  for (const rs of s.rulesets) {
+    for (const t of rs.tables) {
+      for (const c of t.chains) {
+        add({
+          kind: 'iptables-chain',
+          unit: `iptables v${rs.family} ${t.name}/${c.name}`,
+          owner: c.name,
+          items: c.rules.map((r) => ({ text: ruleText(r.raw), file: r.file, line: r.line })),
+          ...(c.builtin && c.policy ? { policy: c.policy } : {}),
+        });
+      }
+    }
+  }
+  for (const n of s.nft) {
+    for (const t of n.tables) {
+      const tname = `${t.family ? t.family + ' ' : ''}${t.name}`;
+      for (const c of t.chains) {
+        add({
+          kind: 'nft-chain',
+          unit: `nft ${tname}/${c.name}`,
+          owner: c.name,
+          items: c.rules.map((r) => ({ text: ruleText(r.raw), file: t.file, line: r.line })),
+          ...(c.policy ? { policy: c.policy } : {}),
+        });
+      }
+      for (const set of t.sets) {
+        add({
+          kind: 'nft-set',
+          unit: `nft ${tname} ${set.kind} ${set.name}`,
+          owner: set.name,
+          items: set.elements.map((e) => ({ text: elementText(e) + (e.comment ? ` comment "${e.comment}"` : ''), file: t.file, line: e.line })),
+        });
+      }
+    }
+  }
+  for (const set of s.ipsets) {
+    add({
+      kind: 'ipset',
+      unit: `ipset ${set.name}`,
+      owner: set.name,
+      items: set.members.map((m) => ({ text: m.text + (m.nomatch ? ' nomatch' : '') + (m.comment ? ` comment "${m.comment}"` : ''), file: set.file, line: m.line })),
+      policy: set.type,
+    });
+  }
+  const ipvsItems: Item[] = [];
+  for (const d of s.ipvs) {
+    for (const vs of d.virtualServers) {
+      const key = virtualServerKey(vs);
+      ipvsItems.push({ text: `${key} ${vs.scheduler ?? ''}${vs.persistent !== undefined ? ` persistent ${vs.persistent}` : ''}`.trim(), file: vs.file, line: vs.line });
+      for (const r of vs.realServers) ipvsItems.push({ text: `${key} -> ${realServerKey(r)} ${r.forward ?? ''} weight ${r.weight ?? '?'}`.trim(), file: vs.file, line: r.line });
+    }
+  }
+  if (ipvsItems.length) add({ kind: 'ipvs', unit: 'ipvs', owner: 'ipvs', items: ipvsItems.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)) });
+  return units;
+}
+
+/** Tokens of a rule text: words split at blanks, quotes, commas, braces; host prefixes dropped. */
+function tokens(text: string): string[] {
+  const out: string[] = [];
+  for (const t of text.split(/[\s"'{},;()=]+/)) {
+    if (!t) continue;
+    out.push(t);
+    const host = /^(.+)\/(32|128)$/.exec(t);
+    if (host) out.push(host[1]);
+    const colon = t.lastIndexOf(':');
+    if (colon > 0 && /^\d+$/.test(t.slice(colon + 1)) && !t.startsWith('[')) out.push(t.slice(0, colon));
+  }
+  return out;
+}
+
+/** What in the rules a changed Service accounts for. */
+function explainTokens(changes: { removed: ServicePort[]; added: ServicePort[]; changed: [ServicePort, ServicePort, ServiceChange][] }): Set<string> {
+  const tok = new Set<string>();
+  const whole = (s: ServicePort) => {
+    for (const c of Object.values(s.chains)) tok.add(c);
+    if (s.namespace !== null && s.name !== null) {
+      tok.add(servicePortName(s.namespace, s.name, s.portName));
+      if (s.portName === null) tok.add(`${s.namespace}/${s.name}:`);
+    }
+    if (s.nodePort !== null) {
+      // NodePorts are distinctive numbers (30000-32767 by default): bitmap:port members, --dport.
+      tok.add(String(s.nodePort));
+      tok.add(`${s.protocol}:${s.nodePort}`);
+    }
+    for (const ip of [s.clusterIP, ...s.externalIPs, ...s.loadBalancerIPs]) {
+      if (!ip) continue;
+      tok.add(ip);
+      tok.add(formatHostPort(ip, s.port));
+    }
+    for (const e of s.endpoints) {
+      tok.add(endpointAddress(e));
+      tok.add(e.ip);
+      if (e.via) tok.add(e.via);
+    }
+  };
+  for (const s of changes.removed) whole(s);
+  for (const s of changes.added) whole(s);
+  for (const [a, b] of changes.changed) {
+    whole(a);
+    whole(b);
+  }
+  return tok;
+}
+
+function diffUnits(oldUnits: Map<string, Unit>, newUnits: Map<string, Unit>, explain: Set<string>): SnapshotDiff['rules'] {
+  const explained = { added: 0, removed: 0, moved: 0 };
+  const unexplained: UnitChange[] = [];
+  const keys = [...new Set([...oldUnits.keys(), ...newUnits.keys()])].sort();
+  const isExplained = (u: Unit, it: Item) => explain.has(u.owner) || tokens(it.text).some((t) => explain.has(t));
+  for (const k of keys) {
+    const a = oldUnits.get(k);
+    const b = newUnits.get(k);
+    const u = (a ?? b)!;
+    const ai = a?.items ?? [];
+    const bi = b?.items ?? [];
+    const ops = diffSequences(
+      ai.map((x) => x.text),
+      bi.map((x) => x.text),
+    );
+    const removedRaw = ops.filter((o) => o.op === '-').map((o) => ai[o.a]);
+    const addedRaw = ops.filter((o) => o.op === '+').map((o) => bi[o.b]);
+    // A text both removed and added in one chain moved.
+    const addedCount = new Map<string, number>();
+    for (const x of addedRaw) addedCount.set(x.text, (addedCount.get(x.text) ?? 0) + 1);
+    const movedTexts = new Map<string, number>();
+    for (const x of removedRaw) {
+      const n = addedCount.get(x.text) ?? 0;
+      if (n > 0) {
+        addedCount.set(x.text, n - 1);
+        movedTexts.set(x.text, (movedTexts.get(x.text) ?? 0) + 1);
+      }
+    }
+    const takeMoved = new Map(movedTexts);
+    const removed: Item[] = [];
+    const moved: Item[] = [];
+    for (const x of removedRaw) {
+      const n = takeMoved.get(x.text) ?? 0;
+      if (n > 0) takeMoved.set(x.text, n - 1);
+      else removed.push(x);
+    }
+    const takeMovedB = new Map(movedTexts);
+    const added: Item[] = [];
+    for (const x of addedRaw) {
+      const n = takeMovedB.get(x.text) ?? 0;
+      if (n > 0) {
+        takeMovedB.set(x.text, n - 1);
+        moved.push(x);
+      } else added.push(x);
+    }
+    const policyChanged = (a?.policy ?? null) !== (b?.policy ?? null) && a !== undefined && b !== undefined;
+    const keep = <T extends Item>(xs: T[], count: 'added' | 'removed' | 'moved') =>
+      xs.filter((x) => {
+        if (isExplained(u, x)) {
+          explained[count]++;
+          return false;
+        }
+        return true;
+      });
+    const ua = keep(added, 'added');
+    const ur = keep(removed, 'removed');
+    const um = keep(moved, 'moved');
+    const wholeExplained = explain.has(u.owner);
+    const status: UnitChange['status'] = !a ? 'added' : !b ? 'removed' : 'changed';
+    const emptyAppear = status !== 'changed' && ai.length === 0 && bi.length === 0 && !wholeExplained;
+    if (ua.length || ur.length || um.length || policyChanged || emptyAppear) {
+      unexplained.push({
+        kind: u.kind,
+        unit: k,
+        status,
+        added: ua.map(ref),
+        removed: ur.map(ref),
+        moved: um.map(ref),
+        ...(policyChanged ? { policy: { old: a?.policy ?? null, new: b?.policy ?? null } } : {}),
+      });
+    }
+  }
+  return { explained, unexplained };
+}
+
+const ref = (x: Item): RuleRef => ({ text: x.text, file: x.file, line: x.line });
+
+export function diffSnapshots(oldSnap: NodeSnapshot, oldRes: Resolution, newSnap: NodeSnapshot, newRes: Resolution): SnapshotDiff {
+  const a = byKey(oldRes.services);
+  const b = byKey(newRes.services);
+  const removedE = [...a.entries()].filter(([k]) => !b.has(k));
+  const addedE = [...b.entries()].filter(([k]) => !a.has(k));
+  const removed = removedE.map(([, s]) => s);
+  const added = addedE.map(([, s]) => s);
+  const changed: [ServicePort, ServicePort, ServiceChange][] = [];
+  let unchanged = 0;
+  for (const [k, s] of a) {
+    const t = b.get(k);
+    if (!t) continue;
+    const c = compareService(s, t);
+    if (c) changed.push([s, t, { ...c, key: k, old: { ...c.old, key: k }, new: { ...c.new, key: k } }]);
+    else unchanged++;
+  }
+  const explain = explainTokens({ removed, added, changed });
+  const rules = diffUnits(collectUnits(oldSnap), collectUnits(newSnap), explain);
+  const byKeyOrder = <T extends { key: string }>(xs: T[]) => xs.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  return {
+    old: { name: oldSnap.name, files: oldSnap.files.map((f) => f.path), servicePorts: oldRes.services.length },
+    new: { name: newSnap.name, files: newSnap.files.map((f) => f.path), servicePorts: newRes.services.length },
+    services: {
+      added: byKeyOrder(addedE.map(([k, s]) => ({ ...summary(s), key: k }))),
+      removed: byKeyOrder(removedE.map(([k, s]) => ({ ...summary(s), key: k }))),
+      changed: byKeyOrder(changed.map(([, , c]) => c)),
+      unchanged,
+    },
+    rules,
+  };
+}

@@ -1,0 +1,70 @@
+/** Text rendering of a SnapshotDiff (the JSON form is the SnapshotDiff itself). */
+import type { Colors } from '../render/colors.js';
+import { printable } from '../source/index.js';
+import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange } from './index.js';
+
+function value(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  if (Array.isArray(v)) return v.length ? v.join(', ') : '[]';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function describe(s: ServiceSummary): string {
+  const vip = s.clusterIP ? `${s.clusterIP.includes(':') ? `[${s.clusterIP}]` : s.clusterIP}:${s.port}` : `port ${s.port}`;
+  return `${vip}${s.nodePort !== null ? ` nodePort ${s.nodePort}` : ''}  ${s.state}, ${s.endpoints} endpoint${s.endpoints === 1 ? '' : 's'} (${s.mode})`;
+}
+
+function field(f: FieldChange): string {
+  return `${f.field}: ${value(f.old)} → ${value(f.new)}`;
+}
+
+export interface DiffRenderOptions {
+  /** At most this many rules listed per chain (default 20). */
+  readonly maxRules?: number;
+}
+
+export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptions = {}): string {
+  const max = opts.maxRules ?? 20;
+  const out: string[] = [];
+  const svc = d.services;
+  out.push(
+    c.bold(
+      `Services: ${svc.added.length} added, ${svc.removed.length} removed, ${svc.changed.length} changed, ${svc.unchanged} unchanged` +
+        ` (${d.old.name}: ${d.old.servicePorts} Service ports → ${d.new.name}: ${d.new.servicePorts})`,
+    ),
+  );
+  for (const s of svc.added) out.push(c.green(`+ ${printable(s.key, 160)}  ${describe(s)}`));
+  for (const s of svc.removed) out.push(c.red(`- ${printable(s.key, 160)}  ${describe(s)}`));
+  for (const ch of svc.changed) {
+    out.push(c.yellow(`~ ${printable(ch.key, 160)}`));
+    for (const f of ch.fields) out.push(`    ${printable(field(f), 300)}`);
+    for (const e of ch.endpointsAdded) out.push(c.green(`    + endpoint ${e.address}${e.local === true ? ' (local)' : ''}`));
+    for (const e of ch.endpointsRemoved) out.push(c.red(`    - endpoint ${e.address}${e.local === true ? ' (local)' : ''}`));
+    for (const e of ch.endpointsChanged) out.push(`    endpoint ${e.address} ${e.field}: ${value(e.old)} → ${value(e.new)}`);
+  }
+  const r = d.rules;
+  out.push('');
+  const ex = r.explained;
+  out.push(
+    c.bold(`Rules: ${r.unexplained.length === 0 ? 'no changes' : `${r.unexplained.length} chain${r.unexplained.length === 1 ? '' : 's'}/set${r.unexplained.length === 1 ? '' : 's'} with changes`} not explained by the Service changes`) +
+      (ex.added + ex.removed + ex.moved ? c.dim(` (${ex.added} added, ${ex.removed} removed, ${ex.moved} moved rules/members belong to the Services above)`) : ''),
+  );
+  for (const u of r.unexplained) out.push(...unitLines(u, c, max));
+  return out.join('\n') + '\n';
+}
+
+function unitLines(u: UnitChange, c: Colors, max: number): string[] {
+  const out: string[] = [];
+  const name = printable(u.unit, 200);
+  out.push(u.status === 'added' ? c.green(`+ ${name} (new)`) : u.status === 'removed' ? c.red(`- ${name} (gone)`) : c.yellow(`~ ${name}`));
+  if (u.policy) out.push(`    policy: ${u.policy.old ?? '-'} → ${u.policy.new ?? '-'}`);
+  const list = (sign: string, xs: UnitChange['added'], color: (s: string) => string, side: string) => {
+    for (const x of xs.slice(0, max)) out.push(color(`    ${sign} ${printable(x.text, 240)}`) + c.dim(`  (${side} ${printable(x.file, 80)}:${x.line})`));
+    if (xs.length > max) out.push(c.dim(`    … ${xs.length - max} more ${sign === '+' ? 'added' : sign === '-' ? 'removed' : 'moved'}`));
+  };
+  list('-', u.removed, c.red, 'old');
+  list('+', u.added, c.green, 'new');
+  list('↕', u.moved, (s) => s, 'new');
+  return out;
+}
