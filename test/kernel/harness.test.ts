@@ -225,6 +225,54 @@ describe.runIf(kernel)('kernel harness (real netfilter in namespaces)', () => {
     });
   });
 
+  it('IPv6 REJECT is seen as REJECT (TCP, UDP, from a client, a pod and the node itself)', async () => {
+    // The ICMPv6 error must not reach the sender while connect() owns the socket (CpuPlan).
+    const ip6 = [
+      '*filter',
+      ':INPUT ACCEPT [0:0]',
+      ':FORWARD ACCEPT [0:0]',
+      ':OUTPUT ACCEPT [0:0]',
+      '-A FORWARD -d fd00:10:96::30/128 -j REJECT --reject-with icmp6-port-unreachable',
+      '-A OUTPUT -d fd00:10:96::30/128 -j REJECT --reject-with icmp6-port-unreachable',
+      '-A FORWARD -d fd00:10:96::40/128 -j DROP',
+      'COMMIT',
+      '',
+    ].join('\n');
+    await withKernelNode({ ip6tables: ip6, nodeAddresses: [NODE, 'fd00:172:18::2'], podCidr: `${POD_CIDR},fd00:10:244::/48` }, async (node) => {
+      if (node.cpus.fallback) console.warn(`harness: ${node.cpus.fallback}; IPv6 TCP REJECT waits for the SYN retransmit`);
+      const tcp = await node.send({ proto: 'tcp', dst: 'fd00:10:96::30', dport: 80, from: 'external', packets: 100 });
+      expect(tcp.outcomes).toEqual({ REJECT: 100 });
+      expect(tcp.senderStatus).toEqual({ refused: 100 });
+      const udp = await node.send({ proto: 'udp', dst: 'fd00:10:96::30', dport: 53, from: 'pod', packets: 50 });
+      expect(udp.outcomes).toEqual({ REJECT: 50 });
+      const local = await node.send({ proto: 'tcp', dst: 'fd00:10:96::30', dport: 80, from: 'node', packets: 30 });
+      expect(local.outcomes).toEqual({ REJECT: 30 });
+      const drop = await node.send({ proto: 'tcp', dst: 'fd00:10:96::40', dport: 80, from: 'external', packets: 20, timeoutMs: 400 });
+      expect(drop.outcomes).toEqual({ DROP: 20 });
+    });
+  });
+
+  it('hairpin: a source that is a DNAT target sends from the pods namespace', async () => {
+    await withKernelNode({ iptables: fx('ladder2.iptables'), nodeAddresses: [NODE], podCidr: POD_CIDR }, async (node) => {
+      const obs = await node.send({ proto: 'tcp', dst: '10.96.0.10', dport: 80, from: { ip: '10.244.1.1' }, packets: 400 });
+      expect(obs.source).toBe('10.244.1.1');
+      expectDistribution(obs, { '10.244.1.1:8080': 0.5, '10.244.1.2:8080': 0.5 });
+      // The ladder has no masquerade rule, so conntrack is the witness here: un-masqueraded,
+      // every endpoint answers the caller directly inside the pods namespace (not through the
+      // node), which is exactly why kube-proxy masquerades hairpin traffic.
+      expect(obs.masqueraded).toEqual({});
+      expect(obs.senderStatus.refused ?? 0).toBe(0);
+    });
+  });
+
+  it('nftRuleset is what the kernel printed back after loading, before the observer table', async () => {
+    await withKernelNode({ nft: fx('numgen.nft'), nodeAddresses: [NODE], podCidr: POD_CIDR }, async (node) => {
+      expect(node.nftRuleset).toMatch(/numgen random mod 2/);
+      expect(node.nftRuleset).not.toContain('kpxt_observe');
+      expect(node.nodeExec('nft', ['list', 'ruleset'])).toContain('kpxt_observe');
+    });
+  });
+
   it('a failing scenario still cleans up', async () => {
     await expect(
       withKernelNode({ iptables: '*nat\n-A NOSUCHCHAIN -j ACCEPT\nCOMMIT\n', nodeAddresses: [NODE] }, async () => 1),

@@ -106,6 +106,37 @@ export interface KernelNode {
   readonly targets: { addresses: string[]; ports: number[] };
   /** Run a command in the node namespace (e.g. `nft list ruleset`). */
   nodeExec(cmd: string, args: readonly string[], input?: string): string;
+  /**
+   * `nft list ruleset` of the node namespace right after the dump was loaded (before the
+   * harness's own observer table was added): what the kernel prints back, i.e. what a user
+   * would give kpx. With the nf_tables backend of iptables this includes iptables' tables too.
+   */
+  readonly nftRuleset: string;
+  /**
+   * How the harness makes the kernel's answers observable on this machine (for reports):
+   * the CPU the senders are pinned to and the CPUs RPS moves the node's receive work to, or
+   * why that was not possible.
+   */
+  readonly cpus: CpuPlan;
+}
+
+/**
+ * Where senders run and where the node's receive work runs. A REJECT's ICMP error travels
+ * veth → netif_rx → the per-CPU backlog, which the SENDER's CPU processes in the softirq run
+ * at the end of its own connect()/send() syscall — i.e. while connect() still owns the TCP
+ * socket's lock. tcp_v6_err then only counts TcpExtLockDroppedIcmps and keeps the error as a
+ * soft error: the sender sees nothing until the SYN is retransmitted after the 1 s initial
+ * RTO. (tcp_v4_err on this kernel reports the same situation at once, hence IPv4 worked.)
+ * Pinning the senders to one CPU and steering the node's receive queues (RPS) to the others
+ * moves the node's work — and the ICMP error — off the sender's syscall.
+ */
+export interface CpuPlan {
+  /** CPU the senders are pinned to (taskset), when pinning is possible. */
+  readonly sender?: number;
+  /** RPS mask (hex) written to the node's rx queues. */
+  readonly rpsMask?: string;
+  /** Why there is no plan (one CPU, no taskset): then TCP over IPv6 waits for the SYN retransmit. */
+  readonly fallback?: string;
 }
 
 /** Transfer networks: 198.18.0.0/15 (RFC 2544 benchmarking) and a ULA, unlikely in dumps. */
@@ -173,8 +204,37 @@ function route(ns: Netns, ip: string, ...rest: string[]): void {
   ns.exec('ip', [...(fam(ip) === 6 ? ['-6'] : []), 'route', 'replace', prefixLen(ip), ...rest]);
 }
 
-function spawnTracked(args: string[]): ChildProcess {
-  const p = spawn('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+let cpuPlanCache: CpuPlan | undefined;
+
+/** The CPUs this process may use (taskset -pc), split into the sender's and the node's. */
+export function cpuPlan(): CpuPlan {
+  if (cpuPlanCache) return cpuPlanCache;
+  const r = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
+  const list = r.status === 0 ? /list:\s*([\d,\-\s]+)$/m.exec(r.stdout)?.[1] : undefined;
+  const cpus: number[] = [];
+  for (const part of (list ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    const [a, b] = part.split('-').map(Number);
+    for (let c = a; c <= (b ?? a); c++) cpus.push(c);
+  }
+  if (r.status !== 0) cpuPlanCache = { fallback: `taskset unavailable (${(r.stderr || String(r.error)).trim()})` };
+  else if (cpus.length < 2) cpuPlanCache = { fallback: `only CPU ${cpus.join(',') || '?'} available` };
+  else {
+    let mask = 0n;
+    for (const c of cpus.slice(1)) mask |= 1n << BigInt(c);
+    cpuPlanCache = { sender: cpus[0], rpsMask: mask.toString(16) };
+  }
+  return cpuPlanCache;
+}
+
+/** `ip netns exec NS program…`, pinned to the sender CPU when there is one. */
+function nsCommand(ns: string, program: string[], pin: boolean): [string, string[]] {
+  const plan = cpuPlan();
+  const base = ['netns', 'exec', ns, ...program];
+  return pin && plan.sender !== undefined ? ['taskset', ['-c', String(plan.sender), 'ip', ...base]] : ['ip', base];
+}
+
+function spawnTracked(cmd: string, args: string[]): ChildProcess {
+  const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(p);
   p.on('exit', () => live.delete(p));
   p.on('error', () => live.delete(p));
@@ -183,7 +243,7 @@ function spawnTracked(args: string[]): ChildProcess {
 
 /** Start a responder in ns; resolves with its process once every socket is bound. */
 function startResponder(ns: Netns, addresses: string[], ports: number[]): Promise<ChildProcess> {
-  const p = spawnTracked(['netns', 'exec', ns.name, process.execPath, RESPONDER, JSON.stringify({ addresses, ports })]);
+  const p = spawnTracked(...nsCommand(ns.name, [process.execPath, RESPONDER, JSON.stringify({ addresses, ports })], false));
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -209,7 +269,7 @@ function startResponder(ns: Netns, addresses: string[], ports: number[]): Promis
 }
 
 function runSender(ns: Netns, spec: object, limitMs: number, program: string[]): Promise<{ results: Omit<PacketResult, 'outcome'>[] }> {
-  const p = spawnTracked(['netns', 'exec', ns.name, ...program, JSON.stringify(spec)]);
+  const p = spawnTracked(...nsCommand(ns.name, [...program, JSON.stringify(spec)], true));
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -269,6 +329,9 @@ class Node implements KernelNode {
   private readonly listening = new Set<number>();
   private readonly sources = new Set<string>();
   private nextSport = FIRST_SPORT;
+  private hairpin = false;
+  nftRuleset = '';
+  readonly cpus: CpuPlan = cpuPlan();
 
   constructor(
     private readonly scenario: KernelScenario,
@@ -328,6 +391,12 @@ class Node implements KernelNode {
     sh(node, 'ip', 'link', 'set', 'vpsrc', 'master', 'cni0');
     for (const dev of ['eth0', 'cni0', 'vpods', 'vpsrc']) sh(node, 'ip', 'link', 'set', dev, 'up');
     for (const n of [client, pods, psrc]) sh(n, 'ip', 'link', 'set', 'eth0', 'up');
+    // The node's receive work (and so every ICMP error / RST it sends back) runs on other
+    // CPUs than the senders: see CpuPlan. `ip netns exec` mounts this namespace's own sysfs.
+    if (this.cpus.rpsMask) {
+      const devs = ['lo', 'eth0', 'vpods', 'vpsrc'].map((d) => `/sys/class/net/${d}/queues/rx-0/rps_cpus`);
+      node.exec('sh', ['-c', devs.map((f) => `echo ${this.cpus.rpsMask} > ${f}`).join(' && ')]);
+    }
 
     const T = TOPOLOGY;
     for (const f of [4, 6] as const) {
@@ -377,6 +446,8 @@ class Node implements KernelNode {
     load('iptables-restore', 'iptables-restore', [], this.scenario.iptables);
     load('ip6tables-restore', 'ip6tables-restore', [], this.scenario.ip6tables);
     load('nft -f', 'nft', ['-f', '-'], this.scenario.nft);
+    // What the kernel prints back (before the observer below exists): what users give kpx.
+    this.nftRuleset = node.exec('nft', ['list', 'ruleset']);
     // Make sure conntrack runs in this namespace even when the dump has no NAT/ct rule
     // (a `ct` expression registers it); the chains only count, they decide nothing.
     load('nft -f (observer)', 'nft', ['-f', '-'], [
@@ -413,10 +484,46 @@ class Node implements KernelNode {
     const ip = canon(from.ip);
     if (fam(ip) !== family) throw new Error(`source ${ip} and destination are of different families`);
     if (this.nodeAddrs.has(ip)) return { ns: this.ns.node, ip };
-    if (this.targets.addresses.includes(ip)) throw new Error(`source ${ip} is a DNAT target (owned by the pods namespace)`);
+    if (this.targets.addresses.includes(ip)) {
+      // An endpoint calling a Service (hairpin): sent from the pods namespace itself.
+      this.enableHairpin();
+      return { ns: this.ns.pods, ip };
+    }
     const p = parseIp(ip)!;
     const inPods = this.cidrs.some((c) => cidrContains(c, p));
     return this.addSource(inPods ? this.ns.psrc : this.ns.client, ip);
+  }
+
+  /**
+   * Sending from an endpoint address (hairpin). Like a CNI bridge with `hairpinMode`, the
+   * pods' bridge port gets `hairpin on`: every endpoint sits behind that one port, so a frame
+   * DNATed back to an endpoint must be bridged out of the port it came in by. The pods
+   * namespace also gets `accept_local=1` (IPv4): a packet DNATed to ANOTHER endpoint arrives
+   * there with a local source address, which the kernel would otherwise drop as a martian (a
+   * topology artefact: on a real node the two pods are different hosts). Nothing else changes:
+   * both are set once, on first use.
+   */
+  private enableHairpin(): void {
+    if (this.hairpin) return;
+    this.hairpin = true;
+    this.ns.node.exec('ip', ['link', 'set', 'vpods', 'type', 'bridge_slave', 'hairpin', 'on']);
+    sysctls(this.ns.pods, { 'net.ipv4.conf.all.accept_local': '1', 'net.ipv4.conf.default.accept_local': '1', 'net.ipv4.conf.eth0.accept_local': '1' });
+  }
+
+  /** nft sets the dataplane fills per packet (`flags dynamic`: kube-proxy's affinity sets), as `flush set` commands. */
+  private dynamicSets(): string {
+    const out: string[] = [];
+    let table = '';
+    let set = '';
+    for (const line of this.nftRuleset.split('\n')) {
+      const t = /^table (\S+) (\S+) \{/.exec(line);
+      if (t) table = `${t[1]} ${t[2]}`;
+      const s = /^\s+set (\S+) \{/.exec(line);
+      if (s) set = s[1];
+      else if (/^\s+(map|chain) /.test(line)) set = '';
+      if (set && /^\s+flags .*\bdynamic\b/.test(line)) out.push(`flush set ${table} ${set}`);
+    }
+    return out.length ? out.join('\n') + '\n' : '';
   }
 
   private addSource(ns: Netns, ip: string): { ns: Netns; ip: string } {
@@ -461,15 +568,21 @@ class Node implements KernelNode {
     node.run('conntrack', ['-F', '-f', 'ipv6']);
     const recent = this.recentTables();
     for (const f of recent) writeFileSync(f, '/\n');
+    const flush = this.dynamicSets();
+    if (flush) node.exec('nft', ['-f', '-'], flush);
 
-    const timeoutMs = c.timeoutMs ?? (c.proto === 'tcp' ? 1000 : c.proto === 'udp' ? 700 : 500);
+    // Without a CPU plan an IPv6 REJECT is only seen after the SYN retransmit (1 s RTO).
+    const tcpDefault = family === 6 && this.cpus.sender === undefined ? 1500 : 1000;
+    const timeoutMs = c.timeoutMs ?? (c.proto === 'tcp' ? tcpDefault : c.proto === 'udp' ? 700 : 500);
     const ports = this.sports(c.packets);
     const spec = {
       proto: c.proto, family, dst, dport: c.dport, src: src.ip, ports, timeoutMs,
       sequential: !!c.clearRecentEachPacket,
       clear: c.clearRecentEachPacket ? recent : [],
+      // nft affinity sets live in the node namespace: emptied by running nft there.
+      clearNft: c.clearRecentEachPacket && flush ? { argv: ['ip', 'netns', 'exec', node.name, 'nft', '-f', '-'], input: flush } : null,
     };
-    const limit = (c.clearRecentEachPacket ? c.packets * (timeoutMs + 200) : timeoutMs + 1000) + 20_000;
+    const limit = (c.clearRecentEachPacket ? c.packets * (timeoutMs + 300) : timeoutMs + 1000) + 20_000;
     const { results } = await runSender(src.ns, spec, limit, c.proto === 'sctp' ? ['python3', SENDER_SCTP] : [process.execPath, SENDER]);
 
     const args = ['-L', '-p', c.proto, ...(family === 6 ? ['-f', 'ipv6'] : [])];

@@ -7,6 +7,9 @@
 //   ports:  the explicit source ports to use (one packet each)
 //   clear:  files to write '/' into before every packet (xt_recent tables of the
 //           node namespace, reached as /proc/<pid-in-node-ns>/net/xt_recent/NAME)
+//   clearNft: null or { argv, input }: a command run (input on stdin) before every packet
+//           of a sequential run — `ip netns exec NODE nft -f -` with `flush set …` lines for
+//           nftables' dynamic (affinity) sets
 // Output: { results: [{ sport, status, reply?, code? }] }
 //   status: 'reply'     an answer came back (UDP echo / TCP data from the responder)
 //           'connected' TCP handshake completed but no data before the timeout
@@ -20,6 +23,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 
 const spec = JSON.parse(process.argv[2]);
 
@@ -96,6 +100,10 @@ const one = spec.proto === 'udp' ? sendUdp : sendTcp;
 const clear = () => {
   for (const f of spec.clear ?? []) {
     try { writeFileSync(f, '/\n'); } catch { /* table vanished */ }
+  }
+  if (spec.clearNft) {
+    const r = spawnSync(spec.clearNft.argv[0], spec.clearNft.argv.slice(1), { input: spec.clearNft.input, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`clearNft failed: ${r.stderr || r.error}`);
   }
 };
 

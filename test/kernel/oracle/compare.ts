@@ -39,6 +39,12 @@ import {
 export interface OracleDump {
   readonly name: string;
   readonly scenario: KernelScenario;
+  /**
+   * What kpx reads. Default: the scenario's own texts. 'kernel-nft-listing': `nft list
+   * ruleset` as the kernel prints it back after loading the scenario (KernelNode.nftRuleset):
+   * the scenario's `nft` is then an `nft -f` script, not something users would hand kpx.
+   */
+  readonly kpxReads?: 'kernel-nft-listing';
 }
 
 /** What the kernel can tell apart: destination changed, unchanged, dropped, rejected. */
@@ -59,7 +65,7 @@ export interface OracleCase {
    * silently testing something else (a VIP typo would make both sides say PASS).
    */
   readonly premise?: { readonly verdicts?: readonly KernelVerdict[]; readonly outcomes?: number; readonly masquerade?: boolean };
-  /** Source is a DNAT target (hairpin): sent from the pods namespace by oracle/hairpin.ts. */
+  /** Source is a DNAT target (hairpin): the harness sends from the pods namespace; oracle/hairpin.ts checks the source is an endpoint. */
   readonly hairpin?: boolean;
 }
 

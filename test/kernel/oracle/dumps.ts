@@ -35,14 +35,14 @@ export function kindSuite(): OracleSuite {
   return { dump, cases };
 }
 
-function byShape(c: Cluster, shape: Shape): Service {
+export function byShape(c: Cluster, shape: Shape): Service {
   const s = c.services.find((x) => x.shape === shape);
   if (!s) throw new Error(`seed ${c.seed}: no ${shape} Service`);
   return s;
 }
 
 /** An unused address in THIS node's pod range (a local pod that is not an endpoint). */
-function localPod(c: Cluster): string {
+export function localPod(c: Cluster): string {
   const base = c.node.podCIDR.split('/')[0];
   return c.family === 4 ? base.replace(/\.0$/, '.250') : `${base.replace(/::$/, '')}::fff0`;
 }
@@ -241,6 +241,22 @@ export function matchesSuite(): OracleSuite {
   return { dump, cases };
 }
 
+/**
+ * Hand-written: explicit ACCEPT vs no rule (test/fixtures/oracle/accept.iptables). The kernel
+ * sees both as PASS; kpx labels them ACCEPT and NONE (checked in oracle/labels.test.ts).
+ */
+export function acceptSuite(): OracleSuite {
+  const iptables = readFileSync(join(FIXTURES, 'accept.iptables'), 'utf8');
+  const dump: OracleDump = { name: 'fixture-accept', scenario: { iptables, nodeAddresses: ['172.18.0.2'], podCidr: '10.244.0.0/16' } };
+  const cases: OracleCase[] = [
+    { label: 'accept: explicit -j ACCEPT in FORWARD → PASS (kpx: ACCEPT)', proto: 'tcp', dst: '10.96.5.5', dport: 80, from: 'external', timeoutMs: 300, premise: { verdicts: ['PASS'], outcomes: 1 } },
+    { label: 'accept: no rule at all → PASS (kpx: NONE)', proto: 'tcp', dst: '10.96.5.6', dport: 80, from: 'external', timeoutMs: 300, premise: { verdicts: ['PASS'], outcomes: 1 } },
+    { label: 'accept: explicit -j ACCEPT in OUTPUT, from the node → PASS (kpx: ACCEPT)', proto: 'tcp', dst: '10.96.5.5', dport: 80, from: 'node', timeoutMs: 300, premise: { verdicts: ['PASS'], outcomes: 1 } },
+    { label: 'accept: DNAT next to them', proto: 'tcp', dst: '10.96.5.7', dport: 80, from: 'external', premise: { verdicts: ['DNAT'], outcomes: 1, masquerade: false } },
+  ];
+  return { dump, cases };
+}
+
 export function allSuites(): OracleSuite[] {
-  return [kindSuite(), flannelSuite(), calicoSuite(), ipv6Suite(), randomSuite(), matchesSuite()];
+  return [kindSuite(), flannelSuite(), calicoSuite(), ipv6Suite(), randomSuite(), matchesSuite(), acceptSuite()];
 }

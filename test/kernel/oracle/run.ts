@@ -18,8 +18,6 @@ export interface CaseResult {
   readonly trace?: Trace;
   readonly obs?: KernelObservation;
   readonly comparison?: Comparison;
-  /** IPv6 DROPs re-read as REJECT from the node's ICMPv6 counters (see icmp6Unreachables). */
-  readonly reclassified?: string;
   /** Set when the case could not run (harness or kpx threw). */
   readonly error?: string;
 }
@@ -29,6 +27,8 @@ export interface SuiteResult {
   readonly kpx: KpxNode;
   readonly results: readonly CaseResult[];
   readonly ms: number;
+  /** For kpxReads 'kernel-nft-listing': the `nft list ruleset` text kpx was given. */
+  readonly listing?: string;
 }
 
 /** The source the harness will use (so kpx's prediction, and N, are known before sending). */
@@ -57,26 +57,6 @@ export function plannedSource(dump: OracleDump, c: OracleCase, node: KernelNode)
   throw new Error('no pod source');
 }
 
-/**
- * The node's ICMPv6 destination-unreachable errors sent so far (its own /proc/net/snmp6).
- * Harness gap (reported): an IPv6 REJECT's ICMPv6 port-unreachable reaches the client
- * namespace (Icmp6InDestUnreachs grows there) but neither the TCP nor the UDP socket reports
- * ECONNREFUSED, so the harness calls it DROP. The node's own counter tells the two apart:
- * a DROP sends nothing, a REJECT one error per packet (more with TCP SYN retransmits).
- */
-export function icmp6Unreachables(node: KernelNode): number {
-  const text = node.nodeExec('cat', ['/proc/net/snmp6']);
-  const m = /^Icmp6OutDestUnreachs\s+(\d+)/m.exec(text);
-  return m ? Number(m[1]) : 0;
-}
-
-function asRejected(obs: KernelObservation): KernelObservation {
-  const outcomes = { ...obs.outcomes };
-  outcomes.REJECT = (outcomes.REJECT ?? 0) + (outcomes.DROP ?? 0);
-  delete outcomes.DROP;
-  return { ...obs, outcomes, packets: obs.packets.map((p) => (p.outcome === 'DROP' ? { ...p, outcome: 'REJECT' } : p)) };
-}
-
 /** Run one case on a live kernel node. */
 export async function runCase(dump: OracleDump, kpx: KpxNode, node: KernelNode, c: OracleCase): Promise<CaseResult> {
   const t0 = Date.now();
@@ -87,22 +67,12 @@ export async function runCase(dump: OracleDump, kpx: KpxNode, node: KernelNode, 
     const planned = predictionOf(kpxTrace(kpx, c, source));
     packets = c.packets ?? packetsFor(planned.probs);
     const kc = { proto: c.proto, dst: c.dst, dport: c.dport, packets, ...(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}), ...(c.clearRecentEachPacket ? { clearRecentEachPacket: true } : {}) };
-    const v6 = parseIp(c.dst)!.family === 6;
-    const before = v6 ? icmp6Unreachables(node) : 0;
-    let obs = c.hairpin ? sendFromEndpoint(node, kc, source) : await node.send({ ...kc, from: c.from });
-    let reclassified: string | undefined;
-    if (v6 && obs.outcomes.DROP) {
-      const sent = icmp6Unreachables(node) - before;
-      if (sent >= obs.outcomes.DROP) {
-        reclassified = `${obs.outcomes.DROP} IPv6 DROP(s) counted as REJECT: the node sent ${sent} ICMPv6 destination-unreachable errors during the case`;
-        obs = asRejected(obs);
-      }
-    }
+    const obs = c.hairpin ? await sendFromEndpoint(node, kc, source) : await node.send({ ...kc, from: c.from });
     // The address the kernel really used (from the node: the kernel picks it; read it back).
     source = observedSource(obs, c, dump.scenario.nodeAddresses);
     const trace = kpxTrace(kpx, c, source, obs.packets[0]?.sport);
     const comparison = compare(predictionOf(trace), obs, originalKey(c), c.premise);
-    return { dump: dump.name, case: c, packets, source, ms: Date.now() - t0, trace, obs, comparison, ...(reclassified ? { reclassified } : {}) };
+    return { dump: dump.name, case: c, packets, source, ms: Date.now() - t0, trace, obs, comparison };
   } catch (e) {
     return { dump: dump.name, case: c, packets, source, ms: Date.now() - t0, error: (e as Error).stack ?? String(e) };
   }
@@ -111,24 +81,36 @@ export async function runCase(dump: OracleDump, kpx: KpxNode, node: KernelNode, 
 /** One kernel node for the whole suite; every case in turn. */
 export async function runSuite(suite: OracleSuite, log?: (line: string) => void): Promise<SuiteResult> {
   const t0 = Date.now();
-  const kpx = await loadKpx(suite.dump);
+  let kpx = suite.dump.kpxReads ? undefined : await loadKpx(suite.dump);
+  let listing: string | undefined;
   const results: CaseResult[] = [];
   await withKernelNode(suite.dump.scenario, async (node) => {
+    if (!kpx) {
+      listing = node.nftRuleset;
+      kpx = await loadKpx(kpxDumpOf(suite.dump, listing));
+    }
     for (const c of suite.cases) {
       const r = await runCase(suite.dump, kpx, node, c);
       results.push(r);
       log?.(describeResult(r));
     }
   });
-  return { dump: suite.dump, kpx, results, ms: Date.now() - t0 };
+  return { dump: suite.dump, kpx: kpx!, results, ms: Date.now() - t0, ...(listing !== undefined ? { listing } : {}) };
+}
+
+/** The dump as kpx reads it: for 'kernel-nft-listing', only the kernel's `nft list ruleset` text. */
+export function kpxDumpOf(dump: OracleDump, listing: string): OracleDump {
+  if (dump.kpxReads !== 'kernel-nft-listing') return dump;
+  const { nodeAddresses, podCidr } = dump.scenario;
+  return { name: dump.name, scenario: { nft: listing, nodeAddresses, ...(podCidr ? { podCidr } : {}) } };
 }
 
 export function describeResult(r: CaseResult): string {
   const head = `[${r.dump}] ${r.case.label} (${r.case.proto} ${r.case.dst}:${r.case.dport} from ${r.source || JSON.stringify(r.case.from)}, N=${r.packets}, ${r.ms} ms)`;
   if (r.error) return `${head}\n    ERROR ${r.error}`;
-  const note = r.reclassified ? [`    note: ${r.reclassified}`] : [];
   const c = r.comparison!;
-  const lines = [`${head}: ${c.ok && !c.premise.length ? 'agree' : 'DISAGREE'}`, `    ${c.summary}`, ...note];
+  const sender = Object.entries(r.obs?.senderStatus ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
+  const lines = [`${head}: ${c.ok && !c.premise.length ? 'agree' : 'DISAGREE'}`, `    ${c.summary} | sender: ${sender}`];
   for (const p of [...c.problems, ...c.premise]) lines.push(`    ! ${p}`);
   return lines.join('\n');
 }
