@@ -8,6 +8,7 @@ import { startProgress } from './progress.js';
 export interface InputOptions {
   input?: string[];
   nodeIp?: string[];
+  node?: string;
   color?: boolean;
 }
 
@@ -18,6 +19,12 @@ export function collectRepeatable(value: string, previous: string[] = []): strin
 export async function loadFromOptions(positional: readonly string[], opts: InputOptions, human: boolean): Promise<NodeSnapshot> {
   const paths = [...positional, ...(opts.input ?? [])];
   for (const ip of opts.nodeIp ?? []) if (!parseIp(ip)) throw new UsageError(`--node-ip ${ip}: not an IP address`);
+  if (paths.length > 0) {
+    // A cluster bundle (one folder per node): read the node named with --node.
+    const { nodeFromClusterInputs } = await import('./commands/cluster-inputs.js');
+    const fromCluster = await nodeFromClusterInputs(paths, opts, human);
+    if (fromCluster) return fromCluster;
+  }
   if (paths.length === 0) {
     const { collectLive } = await import('../collect/live.js');
     const progress = await startProgress(human, 'collecting from this node');

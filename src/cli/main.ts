@@ -13,6 +13,7 @@ function inputOptions(cmd: Command): Command {
   return cmd
     .option('-i, --input <path>', 'a dump file, a bundle directory, a .gz file, or - for stdin (repeatable); none = collect from this node', collectRepeatable, [])
     .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
+    .option('--node <name>', 'with a cluster bundle (one folder per node): the node to read; for trace, the node the packet starts on')
     .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)');
 }
 
@@ -61,6 +62,8 @@ inputOptions(
     .option('--service <ns/name|vip>', 'show one Service in detail, with every chain and rule it owns')
     .option('--namespace <ns>', 'only Services in this namespace')
     .option('--state <state>', 'only Services in this state (healthy, no-endpoints, no-local-endpoints, partial)')
+    .option('--nodes', 'compare the nodes of a cluster bundle (-i DIR, or several -i NODE_DIR): where they disagree per Service')
+    .option('--all', 'with --nodes: list the Service ports every node agrees on too')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
 ).action((inputs, opts) => run(async () => (await import('./commands/services.js')).servicesAction(inputs, opts)));
 

@@ -25,8 +25,12 @@ function toFile(path: string, produce: (sink: Sink) => void): void {
   }
 }
 
-/** Write the bundle; returns the file names written. */
-export function writeBundle(cluster: Cluster, mode: Mode, dir: string): string[] {
+/**
+ * Write a node bundle (what the node's tools would print, plus truth.json); returns the file names
+ * written. `loadForms` also writes what the real tools load (`ipset-save.txt` for `ipset restore`,
+ * `nft-script.nft` for `nft -f`) — not part of a bundle, since they repeat what the listings say.
+ */
+export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { loadForms?: boolean } = {}): string[] {
   mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   const put = (name: string, produce: (sink: Sink) => void) => {
@@ -42,11 +46,11 @@ export function writeBundle(cluster: Cluster, mode: Mode, dir: string): string[]
     put('iptables-save.txt', (s) => s(ipt));
     put('ipvsadm-Ln.txt', (s) => writeIpvsadmLn(cluster, state, s));
     put('ipset-list.txt', (s) => s(ipsetList(cluster, state, ipt)));
-    put('ipset-save.txt', (s) => s(ipsetSave(cluster, state)));
+    if (opts.loadForms) put('ipset-save.txt', (s) => s(ipsetSave(cluster, state)));
     put('ip-addr.txt', (s) => s(ipvsIpAddr(cluster, state)));
   } else {
     put('nft-ruleset.txt', (s) => writeNftListing(cluster, {}, s));
-    put('nft-script.nft', (s) => writeNftScript(cluster, {}, s));
+    if (opts.loadForms) put('nft-script.nft', (s) => writeNftScript(cluster, {}, s));
     put('ip-addr.txt', (s) => s(ipAddr(cluster)));
   }
   put('ip-route.txt', (s) => s(ipRoute(cluster)));

@@ -33,8 +33,8 @@ function decode(path: string, buf: Buffer): string {
   return buf.toString('utf8');
 }
 
-/** Files kpx writes itself into bundles, and editor/OS droppings: not dumps. */
-const IGNORED_NAMES = /^(manifest\.json|\.DS_Store|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
+/** Files kpx writes itself into bundles (manifest, the generator's ground truth), notes and OS droppings: not dumps. */
+const IGNORED_NAMES = /^(manifest\.json|truth\.json|\.DS_Store|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
 
 function walk(dir: string, out: string[]): void {
   for (const name of readdirSync(dir).sort()) {

@@ -326,10 +326,11 @@ describe('bundle writer (the CLI back end)', () => {
       const truth = JSON.parse(readFileSync(join(dir, 'ipt', 'truth.json'), 'utf8'));
       expect(truth.services.length).toBe(c.syncOrder.length);
       const small = generateCluster({ seed: 2, services: 40 });
-      expect(writeBundle(small, 'ipvs', join(dir, 'ipvs')).sort()).toEqual(['ip-addr.txt', 'ip-route.txt', 'ipset-list.txt', 'ipset-save.txt', 'iptables-save.txt', 'ipvsadm-Ln.txt', 'truth.json']);
-      expect(writeBundle(small, 'nftables', join(dir, 'nft')).sort()).toEqual(['ip-addr.txt', 'ip-route.txt', 'nft-ruleset.txt', 'nft-script.nft', 'truth.json']);
+      expect(writeBundle(small, 'ipvs', join(dir, 'ipvs')).sort()).toEqual(['ip-addr.txt', 'ip-route.txt', 'ipset-list.txt', 'iptables-save.txt', 'ipvsadm-Ln.txt', 'truth.json']);
+      expect(writeBundle(small, 'nftables', join(dir, 'nft')).sort()).toEqual(['ip-addr.txt', 'ip-route.txt', 'nft-ruleset.txt', 'truth.json']);
+      expect(writeBundle(small, 'nftables', join(dir, 'nft-load'), { loadForms: true }).sort()).toEqual(['ip-addr.txt', 'ip-route.txt', 'nft-ruleset.txt', 'nft-script.nft', 'truth.json']);
       expect(readFileSync(join(dir, 'nft', 'nft-ruleset.txt'), 'utf8')).toBe(nftListing(small));
-      expect(readdirSync(dir).sort()).toEqual(['ipt', 'ipvs', 'nft']);
+      expect(readdirSync(dir).sort()).toEqual(['ipt', 'ipvs', 'nft', 'nft-load']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -13,6 +13,8 @@ export interface ServicesOptions extends InputOptions {
   service?: string;
   namespace?: string;
   state?: string;
+  nodes?: boolean;
+  all?: boolean;
 }
 
 const STATES = ['healthy', 'no-endpoints', 'no-local-endpoints', 'partial'];
@@ -32,6 +34,7 @@ export function serviceSelector(sel: string): (s: ServicePort) => boolean {
 }
 
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
+  if (opts.nodes) return (await import('./cluster-services.js')).servicesNodesAction(positional, opts);
   if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
   const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
   const res = await resolveServices(snapshot);

@@ -20,6 +20,7 @@ export interface TraceCliOptions extends InputOptions {
 }
 
 export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
+  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
   const dest = parseDestination(destination);
   if (typeof dest === 'string') throw new UsageError(dest);
   let protocol = dest.protocol;

@@ -1,0 +1,58 @@
+/**
+ * Cluster bundles on the command line: `-i DIR` where DIR holds one folder per node, or several
+ * `-i NODE_DIR` with `--nodes`. Single-node commands read one node of a bundle with `--node NAME`.
+ */
+import { isClusterBundle, loadCluster } from '../../cluster/load.js';
+import type { ClusterSnapshot } from '../../cluster/types.js';
+import type { NodeSnapshot } from '../../model/snapshot.js';
+import { UsageError } from '../exit.js';
+import type { InputOptions } from '../inputs.js';
+import { startProgress } from '../progress.js';
+
+export interface ClusterInputOptions extends InputOptions {
+  /** With a cluster bundle: the node to read (single-node commands) or to start from (trace). */
+  node?: string;
+}
+
+/** The one path among the inputs that is a cluster bundle, if any (it must then be the only input). */
+export function clusterBundlePath(paths: readonly string[]): string | undefined {
+  const bundles = paths.filter((p) => p !== '-' && isClusterBundle(p));
+  if (bundles.length === 0) return undefined;
+  if (paths.length > 1) throw new UsageError(`${bundles[0]} is a cluster bundle (one folder per node): give it alone, not with other inputs`);
+  return bundles[0];
+}
+
+/** Load a cluster from the inputs (a bundle, or several node folders), with a spinner for people. */
+export async function loadClusterFromOptions(positional: readonly string[], opts: ClusterInputOptions, human: boolean, only?: readonly string[], purpose: 'full' | 'compare' = 'full'): Promise<ClusterSnapshot> {
+  const paths = [...positional, ...(opts.input ?? [])];
+  if (paths.length === 0) throw new UsageError('a cluster needs -i DIR (one sub-directory per node, e.g. from `kpx collect -o DIR/NODE` on each node) or several -i NODE_DIR');
+  const bundle = clusterBundlePath(paths);
+  if (!bundle && paths.length < 2) throw new UsageError(`${paths[0]} is one node's dumps, not a cluster bundle (expected one sub-directory per node, or several -i NODE_DIR)`);
+  const progress = await startProgress(human, 'reading the nodes');
+  try {
+    return await loadCluster(bundle ?? paths, {
+      nodeIps: opts.nodeIp ?? [],
+      purpose,
+      ...(only ? { only } : {}),
+      onProgress: (p) => progress.update(p.phase === 'start' ? `parsing ${p.node} (${p.done}/${p.total} nodes done)` : `parsed ${p.node} (${p.done}/${p.total} nodes done)`),
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+/**
+ * For single-node commands: when the inputs are a cluster bundle, the snapshot of the node named
+ * by --node (only that node is parsed); undefined when they are not a cluster bundle.
+ */
+export async function nodeFromClusterInputs(paths: readonly string[], opts: ClusterInputOptions, human: boolean): Promise<NodeSnapshot | undefined> {
+  const bundle = clusterBundlePath(paths);
+  if (!bundle) return undefined;
+  if (!opts.node) {
+    const { clusterNodeDirs } = await import('../../cluster/load.js');
+    const names = clusterNodeDirs(bundle).map((n) => n.name);
+    throw new UsageError(`${bundle} is a cluster bundle of ${names.length} nodes (${names.join(', ')}): choose one with --node NAME`);
+  }
+  const cluster = await loadClusterFromOptions([bundle], { ...opts, input: [] }, human, [opts.node]);
+  return cluster.nodes[0].snapshot;
+}

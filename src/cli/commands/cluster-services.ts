@@ -1,0 +1,39 @@
+/** `kpx services --nodes`: where the nodes of a cluster bundle disagree, per Service port. */
+import { compareNodes, type NodeComparison, type ServiceComparison } from '../../cluster/compare.js';
+import { nodeComparisonJson, renderNodeComparison } from '../../cluster/render.js';
+import { chalkInit, colorEnabled } from '../../render/colors.js';
+import { renderJson } from '../../render/json.js';
+import { ExitCode, UsageError } from '../exit.js';
+import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
+
+export interface ServicesNodesOptions extends ClusterInputOptions {
+  output: 'text' | 'json';
+  service?: string;
+  namespace?: string;
+  /** Text: list agreeing Service ports too. */
+  all?: boolean;
+}
+
+/** `ns/name`, `ns/name:port` or a ClusterIP[:port]. */
+function selector(sel: string): (s: ServiceComparison) => boolean {
+  const m = /^([^/]+)\/([^:]+)(?::(.*))?$/.exec(sel);
+  if (m) return (s) => s.label === `${m[1]}/${m[2]}` || s.label === `${m[1]}/${m[2]}:${m[3] ?? ''}` || (m[3] === undefined && s.label.startsWith(`${m[1]}/${m[2]}:`));
+  const v = /^\[?([0-9a-fA-F:.]+?)\]?(?::(\d+))?$/.exec(sel);
+  if (v) return (s) => s.clusterIP === v[1] && (v[2] === undefined || String(s.port) === v[2]);
+  throw new UsageError(`--service ${sel}: expected ns/name, ns/name:port or a VIP`);
+}
+
+export async function servicesNodesAction(positional: string[], opts: ServicesNodesOptions): Promise<number> {
+  const cluster = await loadClusterFromOptions(positional, opts, opts.output === 'text', undefined, 'compare');
+  const cmp = await compareNodes(cluster);
+  let services = cmp.services;
+  if (opts.namespace) services = services.filter((s) => s.label.startsWith(`${opts.namespace}/`));
+  if (opts.service) services = services.filter(selector(opts.service));
+  const differing = services.filter((s) => s.differences.length > 0).length;
+  const shown: NodeComparison = { ...cmp, services, summary: { servicePorts: services.length, agreeing: services.length - differing, differing } };
+  if (opts.output === 'json') process.stdout.write(renderJson(nodeComparisonJson(shown)));
+  else process.stdout.write(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service) }));
+  const inputErrors = cluster.nodes.filter((n) => n.snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error')));
+  if (inputErrors.length) process.stderr.write(`kpx: some inputs had errors on ${inputErrors.map((n) => n.name).join(', ')}; run \`kpx inspect -i DIR --node NAME\` for details\n`);
+  return ExitCode.Ok;
+}

@@ -1,0 +1,52 @@
+/**
+ * Generated clusters seen from every node: the generator models one node's view (cluster.node
+ * and each endpoint's `local`); here the same cluster is re-aimed at each node, so each node's
+ * rules mark its own endpoints local and its routes hold its own pods. Writes cluster bundles
+ * (one `kpx collect`-like folder per node, with a manifest) for tests and benchmarks.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cluster, NodeInfo, Service, ServicePortRef } from '../generate/cluster.js';
+import { writeBundle, type Mode } from '../generate/bundle.js';
+
+/** The cluster as `node` (a name or index) sees it. Service order and sync order are kept. */
+export function nodeView(cluster: Cluster, node: string | number): Cluster {
+  const target: NodeInfo | undefined = typeof node === 'number' ? cluster.nodes[node] : cluster.nodes.find((n) => n.name === node);
+  if (!target) throw new Error(`no node ${String(node)} in the generated cluster`);
+  const svcMap = new Map<Service, Service>();
+  const portMap = new Map<object, Service['ports'][number]>();
+  const services = cluster.services.map((s) => {
+    const ports = s.ports.map((p) => {
+      const np = { ...p, endpoints: p.endpoints.map((e) => ({ ...e, local: e.nodeName === target.name })) };
+      portMap.set(p, np);
+      return np;
+    });
+    const ns: Service = { ...s, ports };
+    svcMap.set(s, ns);
+    return ns;
+  });
+  const syncOrder: ServicePortRef[] = cluster.syncOrder.map((r) => ({ service: svcMap.get(r.service)!, port: portMap.get(r.port)! }));
+  return { ...cluster, node: target, services, syncOrder };
+}
+
+export interface ClusterBundleOptions {
+  /** Only these nodes (names); default every node of the cluster. */
+  readonly nodes?: readonly string[];
+  /** Write manifest.json (kind kpx-bundle, host = node name). Default true. */
+  readonly manifest?: boolean;
+}
+
+/** Write DIR/<node>/… for each node; returns the node names written. */
+export function writeClusterBundle(cluster: Cluster, mode: Mode, dir: string, opts: ClusterBundleOptions = {}): string[] {
+  mkdirSync(dir, { recursive: true });
+  const names = opts.nodes ?? cluster.nodes.map((n) => n.name);
+  for (const name of names) {
+    const sub = join(dir, name);
+    writeBundle(nodeView(cluster, name), mode, sub);
+    if (opts.manifest ?? true) {
+      const manifest = { kind: 'kpx-bundle', host: name, collectedAt: '2026-01-15T12:00:00.000Z', kpxVersion: '0.1.0', tools: {}, steps: [], generated: { seed: cluster.seed, mode } };
+      writeFileSync(join(sub, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    }
+  }
+  return [...names];
+}
