@@ -2,7 +2,8 @@
  * What a trace knows about the node beyond the packet: its own addresses (addrtype LOCAL),
  * its routes, its ipsets, and the assumptions the user can change.
  */
-import { cidrContains, ipEquals, type Ip } from '../model/addr.js';
+import type { Ip } from '../model/addr.js';
+import { lookupRoute } from '../model/route.js';
 import type { IpSet } from '../model/ipset.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 
@@ -16,6 +17,8 @@ export interface TraceAssumptions {
 export interface TraceContext {
   readonly snapshot: NodeSnapshot;
   readonly localAddresses: readonly Ip[];
+  /** `family:value` keys of localAddresses, for constant-time membership. */
+  readonly localKeys: ReadonlySet<string>;
   /** Whether kpx knows the node's addresses at all (else addrtype LOCAL is undecidable). */
   readonly knowsLocal: boolean;
   readonly broadcast: readonly Ip[];
@@ -23,7 +26,12 @@ export interface TraceContext {
   readonly assumptions: TraceAssumptions;
 }
 
-export function buildContext(snapshot: NodeSnapshot, assumptions: TraceAssumptions): TraceContext {
+const localCache = new WeakMap<NodeSnapshot, { local: Ip[]; broadcast: Ip[]; keys: Set<string> }>();
+
+/** The node's own and broadcast addresses, computed once per snapshot. */
+function addressesOf(snapshot: NodeSnapshot): { local: Ip[]; broadcast: Ip[]; keys: Set<string> } {
+  let c = localCache.get(snapshot);
+  if (c) return c;
   const local: Ip[] = [...snapshot.extraNodeIps];
   const broadcast: Ip[] = [];
   for (const i of snapshot.interfaces) {
@@ -38,8 +46,15 @@ export function buildContext(snapshot: NodeSnapshot, assumptions: TraceAssumptio
   for (const r of snapshot.routes) {
     if (r.type === 'local' && r.dst.prefix === (r.dst.family === 4 ? 32 : 128)) local.push({ family: r.dst.family, value: r.dst.network });
   }
+  c = { local, broadcast, keys: new Set(local.map((ip) => `${ip.family}:${ip.value}`)) };
+  localCache.set(snapshot, c);
+  return c;
+}
+
+export function buildContext(snapshot: NodeSnapshot, assumptions: TraceAssumptions): TraceContext {
+  const { local, broadcast, keys } = addressesOf(snapshot);
   const knowsLocal = local.length > 0;
-  return { snapshot, localAddresses: local, knowsLocal, broadcast, ipsets: snapshot.ipsetsByName, assumptions };
+  return { snapshot, localAddresses: local, localKeys: keys, knowsLocal, broadcast, ipsets: snapshot.ipsetsByName, assumptions };
 }
 
 function parseBrd(text: string): Ip | undefined {
@@ -50,8 +65,8 @@ function parseBrd(text: string): Ip | undefined {
 
 /** Is this one of the node's own addresses (or in a `local` route range such as 127.0.0.0/8)? */
 export function isLocalAddress(ctx: TraceContext, ip: Ip): boolean {
-  if (ctx.localAddresses.some((a) => ipEquals(a, ip))) return true;
+  if (ctx.localKeys.has(`${ip.family}:${ip.value}`)) return true;
   if (ip.family === 4 && ip.value >> 24n === 127n) return true;
   if (ip.family === 6 && ip.value === 1n) return true;
-  return ctx.snapshot.routes.some((r) => r.type === 'local' && r.table === 'local' && cidrContains(r.dst, ip));
+  return lookupRoute(ctx.snapshot.routes, ip, { tables: ['local'] })?.type === 'local';
 }

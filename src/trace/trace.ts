@@ -2,11 +2,11 @@
  * A packet's road through one node: the hooks in the kernel's order, the routing decision
  * after DNAT, IPVS for kube-ipvs0 VIPs, POSTROUTING's masquerade, and the route out.
  */
-import { cidrContains, formatCidr, formatHostPort, formatIp, ipEquals, parseCidr, parseIp, type Cidr, type Ip } from '../model/addr.js';
+import { cidrContains, formatCidr, formatHostPort, formatIp, parseCidr, parseIp, type Cidr, type Ip } from '../model/addr.js';
 import { lookupRoute } from '../model/route.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import type { Resolution, ServicePort } from '../kube/types.js';
+import { compareServicePorts, type Resolution, type ServicePort } from '../kube/types.js';
 import { buildContext, isLocalAddress, type TraceAssumptions, type TraceContext } from './context.js';
 import { cloneBranch, walkTable, type Branch } from './iptables.js';
 import type { PathState } from './match.js';
@@ -78,26 +78,40 @@ function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: Hook, f
   return stages.sort((a, b) => a.priority - b.priority);
 }
 
-/** The pod network the rules reveal: kube-proxy's `! -s CIDR … -j KUBE-MARK-MASQ` local detector. */
-export function clusterCidrFromRules(snapshot: NodeSnapshot, family: 4 | 6): Cidr | undefined {
+/** Facts of a snapshot every trace needs; computed once per snapshot, not per trace (10k-Service dumps). */
+interface SnapshotFacts {
+  readonly clusterCidr: Partial<Record<4 | 6, Cidr>>;
+  readonly dnatTargets: ReadonlySet<string>;
+}
+const factsCache = new WeakMap<NodeSnapshot, SnapshotFacts>();
+
+function snapshotFacts(snapshot: NodeSnapshot): SnapshotFacts {
+  let f = factsCache.get(snapshot);
+  if (f) return f;
+  const clusterCidr: Partial<Record<4 | 6, Cidr>> = {};
+  const dnat = new Set<string>();
   for (const rs of snapshot.rulesets) {
-    if (rs.family !== family) continue;
-    const nat = rs.tables.find((t) => t.name === 'nat');
-    for (const c of nat?.chains ?? []) {
-      if (!c.name.startsWith('KUBE-SVC-') && !c.name.startsWith('KUBE-EXT-')) continue;
-      for (const r of c.rules) {
-        const src = r.matches.find((m) => m.kind === 'address' && m.dir === 'src');
-        if (src && src.kind === 'address' && src.cidr && src.cidr.prefix < (family === 4 ? 32 : 128)) return src.cidr;
+    for (const t of rs.tables) {
+      for (const c of t.chains) {
+        const detector = t.name === 'nat' && (c.name.startsWith('KUBE-SVC-') || c.name.startsWith('KUBE-EXT-')) && clusterCidr[rs.family] === undefined;
+        for (const r of c.rules) {
+          if (r.target?.kind === 'dnat' && r.target.to[0]?.ip) dnat.add(r.target.to[0].ip);
+          if (!detector || clusterCidr[rs.family] !== undefined) continue;
+          // kube-proxy's local detector: `! -s CLUSTER-CIDR … -j KUBE-MARK-MASQ` (or `-s CIDR` in KUBE-EXT).
+          const src = r.matches.find((m) => m.kind === 'address' && m.dir === 'src');
+          if (src && src.kind === 'address' && src.cidr && src.cidr.prefix < (rs.family === 4 ? 32 : 128)) clusterCidr[rs.family] = src.cidr;
+        }
       }
     }
   }
-  return undefined;
+  f = { clusterCidr, dnatTargets: dnat };
+  factsCache.set(snapshot, f);
+  return f;
 }
 
-function dnatTargets(snapshot: NodeSnapshot): Set<string> {
-  const out = new Set<string>();
-  for (const rs of snapshot.rulesets) for (const t of rs.tables) for (const c of t.chains) for (const r of c.rules) if (r.target?.kind === 'dnat' && r.target.to[0]?.ip) out.add(r.target.to[0].ip);
-  return out;
+/** The pod network the rules reveal: kube-proxy's `! -s CIDR … -j KUBE-MARK-MASQ` local detector. */
+export function clusterCidrFromRules(snapshot: NodeSnapshot, family: 4 | 6): Cidr | undefined {
+  return snapshotFacts(snapshot).clusterCidr[family];
 }
 
 function nodeSourceFor(ctx: TraceContext, dst: Ip): Ip | undefined {
@@ -134,7 +148,7 @@ function chooseSource(ctx: TraceContext, spec: SourceSpec, dst: Ip): Source {
   }
   // pod: an address in the pod network the rules reveal, preferring this node's pod subnet.
   const cidr = clusterCidrFromRules(ctx.snapshot, family);
-  const taken = dnatTargets(ctx.snapshot);
+  const taken = snapshotFacts(ctx.snapshot).dnatTargets;
   const subnet = ctx.snapshot.routes.find((r) => r.dst.family === family && r.dev && /^(cni0|cbr0|docker0)$/.test(r.dev) && r.type === 'unicast' && (!cidr || cidrContains(cidr, { family, value: r.dst.network })));
   const base = subnet?.dst ?? cidr ?? parseCidr(family === 4 ? '10.244.0.0/16' : 'fd00:10:244::/56')!;
   let candidate = base.network + 10n;
@@ -318,18 +332,43 @@ function serviceName(s: ServicePort): string {
   return s.namespace && s.name ? `${s.namespace}/${s.name}${s.portName ? ':' + s.portName : ''}` : `(unnamed ${s.id})`;
 }
 
+/** Service ports by address key (`family:value`) and by node port, built once per resolution. */
+interface ServiceIndex {
+  readonly byAddress: ReadonlyMap<string, readonly ServicePort[]>;
+  readonly byNodePort: ReadonlyMap<number, readonly ServicePort[]>;
+}
+const serviceIndexes = new WeakMap<Resolution, ServiceIndex>();
+
+function serviceIndex(res: Resolution): ServiceIndex {
+  let idx = serviceIndexes.get(res);
+  if (idx) return idx;
+  const byAddress = new Map<string, ServicePort[]>();
+  const byNodePort = new Map<number, ServicePort[]>();
+  const add = <K>(m: Map<K, ServicePort[]>, k: K, s: ServicePort) => {
+    const list = m.get(k);
+    if (list) {
+      if (!list.includes(s)) list.push(s);
+    } else m.set(k, [s]);
+  };
+  for (const s of res.services) {
+    for (const a of [s.clusterIP, ...s.externalIPs, ...s.loadBalancerIPs]) {
+      const ip = a === null ? undefined : parseIp(a);
+      if (ip) add(byAddress, `${ip.family}:${ip.value}`, s);
+    }
+    if (s.nodePort !== null) add(byNodePort, s.nodePort, s);
+  }
+  idx = { byAddress, byNodePort };
+  serviceIndexes.set(res, idx);
+  return idx;
+}
+
 /** Services listening on this destination: by VIP and port, or by node port on a node address. */
 export function servicesAt(res: Resolution, dest: Destination, protocol: TraceProtocol | undefined, ctx?: TraceContext): ServicePort[] {
-  const same = (a: string | null) => {
-    if (a === null) return false;
-    const ip = parseIp(a);
-    return ip !== undefined && ipEquals(ip, dest.ip);
-  };
-  return res.services.filter((s) => {
-    if (protocol && s.protocol !== protocol) return false;
-    if (s.port === dest.port && (same(s.clusterIP) || s.externalIPs.some(same) || s.loadBalancerIPs.some(same))) return true;
-    return s.nodePort === dest.port && ctx !== undefined && isLocalAddress(ctx, dest.ip);
-  });
+  const idx = serviceIndex(res);
+  const byVip = (idx.byAddress.get(`${dest.ip.family}:${dest.ip.value}`) ?? []).filter((s) => s.port === dest.port);
+  const byNodePort = ctx !== undefined && isLocalAddress(ctx, dest.ip) ? (idx.byNodePort.get(dest.port) ?? []).filter((s) => s.family === dest.ip.family) : [];
+  const all = [...new Set([...byVip, ...byNodePort])];
+  return all.filter((s) => !protocol || s.protocol === protocol).sort(compareServicePorts);
 }
 
 /** Which protocols to trace when none is given: those the snapshot serves on this VIP:port, else tcp. */
