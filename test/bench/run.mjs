@@ -1,0 +1,489 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench` (issue 8): kpx at real cluster scale, against the JS floor and netfilter's own
+ * parser, on generated kube-proxy iptables-save dumps of 1k / 10k / 30k Services.
+ *
+ *   node test/bench/run.mjs [--sizes 1000,10000,30000] [--reps N] [--seed 1] [--traces 100]
+ *                           [--quick] [--no-restore] [--no-doc] [--check] [--poll-rss]
+ *
+ * Runs against the BUILT dist/ (`npm run build` first). For each size, in one run and interleaved
+ * (the order of the tasks rotates every repetition), N repetitions of:
+ *   cat        `cat DUMP` (I/O floor)
+ *   floor      Node: read the file + split it into lines (the JS floor)
+ *   services   `kpx services -i DUMP -o json`, a child process: wall time and peak RSS
+ *   phases     kpx in one process through the dist modules: parse, resolve, render, then 100 traces
+ *              to random Service VIPs after that one load (per-trace median and p95)
+ *   lint       `kpx lint -i DUMP -o json --fail-on never` (once src/cli/commands/lint.ts is built)
+ *   restore    `iptables-restore --test` < DUMP inside a private network namespace (root only)
+ * plus, once per run, `kpx services` on the small kind sample (start-up included).
+ * Medians are reported. Results: build/bench/result.json (result-quick.json for --quick), a markdown
+ * table on stdout, and build/bench/bench.md (a table to paste into the README) (not for --quick / --no-doc). Progress goes to stderr.
+ *
+ * --quick: one small size (300 Services), one repetition, 20 traces: a smoke check of this script
+ * (exit 1 when a measured command fails or kpx's output does not match the generator's truth).
+ * --check: also exit 1 when an issue-8 goal is not met.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BENCH_DIR, CLI, DIST, NODE, ROOT, ensureDump, hasGnuTime, killRunning, log, machine, measure, median, mib, requireDist, round } from './lib.mjs';
+
+// ---------------------------------------------------------------- options
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const value = (name) => {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return undefined;
+  const v = argv[i + 1];
+  if (v === undefined || v.startsWith('--')) usage(`--${name} needs a value`);
+  return v;
+};
+function usage(msg) {
+  if (msg) process.stderr.write(`bench: ${msg}\n`);
+  process.stderr.write('usage: node test/bench/run.mjs [--sizes 1000,10000,30000] [--reps N] [--seed S] [--traces N] [--quick] [--no-restore] [--no-doc] [--check] [--poll-rss]\n');
+  process.exit(2);
+}
+const KNOWN = new Set(['sizes', 'reps', 'seed', 'traces', 'quick', 'no-restore', 'no-doc', 'check', 'poll-rss', 'help']);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (!a.startsWith('--') || !KNOWN.has(a.slice(2))) usage(`unknown argument ${a}`);
+  if (['sizes', 'reps', 'seed', 'traces'].includes(a.slice(2))) i++;
+}
+if (flag('help')) usage();
+const quick = flag('quick');
+const intList = (s, name) =>
+  s.split(',').map((x) => {
+    const n = Number(x.trim().replace(/k$/i, '000'));
+    if (!Number.isInteger(n) || n <= 0) usage(`--${name}: ${x} is not a positive integer`);
+    return n;
+  });
+const sizes = value('sizes') ? intList(value('sizes'), 'sizes') : quick ? [300] : [1000, 10000, 30000];
+const repsOpt = value('reps') ? intList(value('reps'), 'reps')[0] : undefined;
+const repsFor = (size) => repsOpt ?? (quick ? 1 : size >= 30000 ? 3 : 5);
+const seed = value('seed') ? intList(value('seed'), 'seed')[0] : 1;
+const traces = value('traces') ? intList(value('traces'), 'traces')[0] : quick ? 20 : 100;
+const writeDoc = !quick && !flag('no-doc');
+const pollRss = flag('poll-rss');
+const TASK_TIMEOUT_MS = 15 * 60 * 1000;
+
+requireDist();
+mkdirSync(join(BENCH_DIR, 'out'), { recursive: true });
+
+const notes = [];
+const note = (s) => {
+  notes.push(s);
+  log(`note: ${s}`);
+};
+
+// ---------------------------------------------------------------- what can run here
+const lintAvailable = existsSync(join(DIST, 'src', 'cli', 'commands', 'lint.js'));
+if (!lintAvailable) note('kpx lint is not measured: dist/src/cli/commands/lint.js does not exist yet (src/cli/commands/lint.ts not written or not built)');
+
+function restoreUnavailableReason() {
+  if (flag('no-restore')) return '--no-restore was given';
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'not running as root (a private network namespace needs root)';
+  const ipt = spawnSync('iptables-restore', ['--version'], { encoding: 'utf8' });
+  if (ipt.status !== 0) return 'iptables-restore is not installed';
+  const ns = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+  if (ns.status !== 0) return `\`ip netns\` is unavailable: ${(ns.stderr || String(ns.error)).trim()}`;
+  return undefined;
+}
+const restoreSkip = restoreUnavailableReason();
+if (restoreSkip) note(`iptables-restore --test is not measured: ${restoreSkip}`);
+
+// The private namespace: created once, deleted at the end, on failure and on SIGINT/SIGTERM.
+const NETNS = `kpxb-${process.pid}`;
+let netnsCreated = false;
+function createNetns() {
+  if (netnsCreated) return;
+  const r = spawnSync('ip', ['netns', 'add', NETNS], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ip netns add ${NETNS} failed: ${r.stderr}`);
+  netnsCreated = true;
+  spawnSync('ip', ['netns', 'exec', NETNS, 'ip', 'link', 'set', 'lo', 'up']);
+}
+function deleteNetns() {
+  if (!netnsCreated) return;
+  const pids = spawnSync('ip', ['netns', 'pids', NETNS], { encoding: 'utf8' }).stdout ?? '';
+  for (const pid of pids.split('\n').filter(Boolean)) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  spawnSync('ip', ['netns', 'del', NETNS]);
+  netnsCreated = false;
+}
+process.on('exit', deleteNetns);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    killRunning();
+    deleteNetns();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------- the tasks
+const PHASES = join(ROOT, 'test', 'bench', 'phases.mjs');
+const FLOOR = join(ROOT, 'test', 'bench', 'floor.mjs');
+const outFile = (size, id) => join(BENCH_DIR, 'out', `${id}-${size}.json`);
+const m = (cmd, args, opts = {}) => measure(cmd, args, { pollRss, timeoutMs: TASK_TIMEOUT_MS, ...opts });
+
+function tasksFor(dump) {
+  const f = dump.file;
+  const tasks = [
+    { id: 'cat', label: '`cat` (I/O floor)', run: () => m('cat', [f]) },
+    { id: 'floor', label: 'Node: read + split lines (JS floor)', run: () => m(NODE, [FLOOR, f]) },
+    { id: 'services', label: '`kpx services -i DUMP -o json`', run: () => m(NODE, [CLI, 'services', '-i', f, '-o', 'json'], { stdout: outFile(dump.services, 'services') }) },
+    {
+      id: 'phases',
+      label: 'kpx in-process (load, resolve, render, traces)',
+      run: () => m(NODE, [PHASES, '--dir', dump.dir, '--traces', String(traces), '--seed', String(seed)], { stdout: 'pipe' }),
+    },
+  ];
+  if (lintAvailable)
+    tasks.push({ id: 'lint', label: '`kpx lint -i DUMP -o json`', run: () => m(NODE, [CLI, 'lint', '-i', f, '-o', 'json', '--fail-on', 'never'], { stdout: outFile(dump.services, 'lint') }) });
+  if (!restoreSkip)
+    tasks.push({
+      id: 'restore',
+      label: '`iptables-restore --test` (netns)',
+      run: () => {
+        createNetns();
+        return m('ip', ['netns', 'exec', NETNS, 'iptables-restore', '--test'], { stdin: f });
+      },
+    });
+  return tasks;
+}
+
+const fmtS = (s) => (Number.isFinite(s) ? (s >= 10 ? s.toFixed(1) : s >= 1 ? s.toFixed(2) : s.toFixed(3)) : '—');
+const fmtMiB = (kib) => (Number.isFinite(kib) && kib > 0 ? `${Math.round(kib / 1024)} MiB` : '—');
+const fmtMs = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '—');
+const fmtX = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
+
+/** Does `kpx services -o json` say the Service ports the generator put in? */
+function validateServices(dump) {
+  const truth = JSON.parse(readFileSync(join(dump.dir, 'truth.json'), 'utf8')).services;
+  let out;
+  try {
+    out = JSON.parse(readFileSync(outFile(dump.services, 'services'), 'utf8')).services;
+  } catch (e) {
+    return { ok: false, message: `the output is not JSON: ${e.message}` };
+  }
+  // Identity (must match: otherwise the bench measured a command that did not do the job) …
+  const id = (s) => `${s.namespace}/${s.name}:${s.portName ?? ''}/${s.protocol}@${s.clusterIP}:${s.port}`;
+  // … and the resolved facts (differences are reported, not fatal: they are resolver findings).
+  const facts = (s) => `state=${s.state} itp=${s.internalTrafficPolicy} etp=${s.externalTrafficPolicy}`;
+  const byId = new Map(out.map((s) => [id(s), s]));
+  const missing = truth.filter((s) => !byId.has(id(s)));
+  const differing = truth.filter((s) => byId.has(id(s)) && facts(byId.get(id(s))) !== facts(s));
+  const ok = missing.length === 0 && out.length === truth.length;
+  const diffText = differing.length
+    ? `; ${differing.length} differ from the truth in state or traffic policies (e.g. ${differing
+        .slice(0, 2)
+        .map((s) => `${id(s)}: truth ${facts(s)}, kpx ${facts(byId.get(id(s)))}`)
+        .join('; ')})`
+    : '';
+  return {
+    ok,
+    truth: truth.length,
+    output: out.length,
+    missing: missing.length,
+    differing: differing.length,
+    message: ok
+      ? `all ${truth.length} Service ports found (VIP, port, protocol)${diffText}`
+      : `${out.length} Service ports in the output, ${truth.length} in the truth, ${missing.length} missing (e.g. ${missing.slice(0, 2).map(id).join(', ')})${diffText}`,
+  };
+}
+
+// ---------------------------------------------------------------- run
+const started = Date.now();
+const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const result = {
+  machine: machine(),
+  loadavgBefore: loadBefore,
+  noisy: null,
+  config: { sizes, seed, traces, reps: Object.fromEntries(sizes.map((s) => [s, repsFor(s)])), quick, rssBy: hasGnuTime() && !pollRss ? 'GNU time %M (ru_maxrss)' : '/proc/<pid>/status VmHWM polled every 5 ms' },
+  notes,
+  startup: null,
+  sizes: [],
+  scaling: [],
+  goals: [],
+  errors: [],
+};
+
+// Small-dump start-up: the kind sample, and bare Node for reference.
+const SAMPLE = join(ROOT, 'samples', 'iptables-mode-kind', 'iptables-save.txt');
+{
+  const reps = quick ? 1 : 5;
+  const node = [];
+  const svc = [];
+  log(`start-up: kpx services on the kind sample, ${reps}×`);
+  for (let i = 0; i < reps; i++) {
+    node.push(await m(NODE, ['-e', '']));
+    if (existsSync(SAMPLE)) svc.push(await m(NODE, [CLI, 'services', '-i', SAMPLE, '-o', 'json']));
+  }
+  const bad = svc.find((r) => r.status !== 0);
+  if (bad) result.errors.push(`kpx services on the kind sample exited ${bad.status}: ${bad.stderr.slice(0, 500)}`);
+  result.startup = {
+    sample: existsSync(SAMPLE) ? relative(ROOT, SAMPLE) : null,
+    sampleLines: existsSync(SAMPLE) ? readFileSync(SAMPLE, 'utf8').split('\n').filter((l) => l !== '').length : null,
+    nodeBare: round(median(node.map((r) => r.wall)), 4),
+    kpxServices: svc.length ? round(median(svc.map((r) => r.wall)), 4) : null,
+    kpxServicesRssKiB: svc.length ? median(svc.map((r) => r.rssKiB)) : null,
+  };
+  log(`  bare node ${fmtS(result.startup.nodeBare)} s, kpx services (kind sample) ${fmtS(result.startup.kpxServices)} s`);
+}
+
+try {
+  for (const size of sizes) {
+    const dump = ensureDump(size, seed);
+    const reps = repsFor(size);
+    readFileSync(dump.file); // warm the page cache
+    const tasks = tasksFor(dump);
+    const runs = Object.fromEntries(tasks.map((t) => [t.id, []]));
+    const errors = [];
+    log(`${size} Services: ${dump.lines} lines, ${mib(dump.bytes)} MiB; ${reps} repetitions of ${tasks.map((t) => t.id).join(', ')}`);
+    for (let rep = 0; rep < reps; rep++) {
+      const order = tasks.map((_, i) => tasks[(i + rep) % tasks.length]);
+      for (const task of order) {
+        const r = await task.run();
+        if (r.status !== 0) {
+          const msg = `${size}: ${task.id} exited ${r.status}${r.timedOut ? ' (timed out)' : ''}: ${r.stderr.split('\n').slice(-5).join(' | ').slice(0, 600)}`;
+          errors.push(msg);
+          log(`  ERROR ${msg}`);
+        } else if (task.id === 'phases') {
+          try {
+            r.data = JSON.parse(r.stdout.trim().split('\n').pop());
+          } catch (e) {
+            errors.push(`${size}: phases printed no JSON (${e.message})`);
+          }
+        }
+        delete r.stdout;
+        runs[task.id].push(r);
+        const extra = r.data ? ` (parse ${fmtS(r.data.phases.parse)} s, resolve ${fmtS(r.data.phases.resolve)} s, trace median ${r.data.trace.medianMs} ms)` : '';
+        log(`  rep ${rep + 1}/${reps} ${task.id.padEnd(8)} ${fmtS(r.wall).padStart(6)} s  ${fmtMiB(r.rssKiB).padStart(9)}${r.status !== 0 ? '  FAILED' : ''}${extra}`);
+      }
+    }
+
+    const summary = {};
+    for (const t of tasks) {
+      const ok = runs[t.id].filter((r) => r.status === 0);
+      summary[t.id] = {
+        label: t.label,
+        walls: runs[t.id].map((r) => round(r.wall, 4)),
+        median: ok.length ? round(median(ok.map((r) => r.wall)), 4) : null,
+        min: ok.length ? round(Math.min(...ok.map((r) => r.wall)), 4) : null,
+        peakRssKiB: ok.length ? median(ok.map((r) => r.rssKiB)) : null,
+        failures: runs[t.id].length - ok.length,
+      };
+    }
+    const phaseRuns = runs.phases.map((r) => r.data).filter(Boolean);
+    const medOf = (get) => (phaseRuns.length ? round(median(phaseRuns.map(get)), 4) : null);
+    const phaseNames = phaseRuns.length ? Object.keys(phaseRuns[0].phases) : [];
+    const inProcess = phaseRuns.length
+      ? {
+          phases: Object.fromEntries(phaseNames.map((p) => [p, medOf((d) => d.phases[p])])),
+          loadResolve: medOf((d) => d.loadResolve),
+          maxRssKiB: medOf((d) => d.maxRssKiB),
+          heapAfterLoadMiB: medOf((d) => d.heapAfterLoadMiB),
+          diagnostics: phaseRuns[0].diagnosticsBySeverity,
+          servicePorts: phaseRuns[0].servicePorts,
+          trace: {
+            count: phaseRuns[0].trace.count,
+            failures: phaseRuns[0].trace.failures,
+            failureSamples: phaseRuns[0].trace.failureSamples,
+            firstMs: medOf((d) => d.trace.firstMs),
+            medianMs: medOf((d) => d.trace.medianMs),
+            p95Ms: medOf((d) => d.trace.p95Ms),
+            maxMs: medOf((d) => d.trace.maxMs),
+            reachedEndpoint: `${phaseRuns[0].trace.reachedEndpoint}/${phaseRuns[0].trace.withEndpoints}`,
+          },
+        }
+      : null;
+    if (inProcess && inProcess.trace.failures > 0) errors.push(`${size}: ${inProcess.trace.failures} traces threw (e.g. ${inProcess.trace.failureSamples.join('; ')})`);
+    if (inProcess && phaseRuns[0].trace.reachedEndpoint !== phaseRuns[0].trace.withEndpoints)
+      errors.push(`${size}: only ${inProcess.trace.reachedEndpoint} traces to Services with endpoints reached one of them`);
+
+    const validation = summary.services.median !== null ? validateServices(dump) : { ok: false, message: 'kpx services did not succeed' };
+    if (!validation.ok) errors.push(`${size}: kpx services output check: ${validation.message}`);
+    else if (validation.differing) note(`${size}: kpx services output check: ${validation.message}`);
+    log(`  output check: ${validation.message}`);
+
+    const s = summary;
+    const ratios = {
+      servicesVsRestore: s.restore?.median ? round(s.services.median / s.restore.median, 3) : null,
+      servicesVsFloor: s.services.median && s.floor.median ? round(s.services.median / s.floor.median, 2) : null,
+      lintVsServices: s.lint?.median && s.services.median ? round(s.lint.median / s.services.median, 2) : null,
+      restoreVsFloor: s.restore?.median && s.floor.median ? round(s.restore.median / s.floor.median, 2) : null,
+    };
+    result.sizes.push({
+      services: size,
+      servicePorts: dump.servicePorts,
+      endpoints: dump.endpoints,
+      lines: dump.lines,
+      bytes: dump.bytes,
+      dump: relative(ROOT, dump.file),
+      reps,
+      tasks: summary,
+      inProcess,
+      ratios,
+      linesPerSecond: s.services.median ? Math.round(dump.lines / s.services.median) : null,
+      linesPerSecondParse: inProcess?.phases.parse ? Math.round(dump.lines / inProcess.phases.parse) : null,
+      validation,
+      errors,
+    });
+    result.errors.push(...errors);
+  }
+} finally {
+  deleteNetns();
+}
+
+// ---------------------------------------------------------------- goals (issue 8)
+const GiB = 1024 * 1024;
+function goal(size, text, target, measured, met) {
+  result.goals.push({ size, goal: text, target, measured, met });
+}
+for (const r of result.sizes) {
+  const svc = r.tasks.services;
+  const rss = svc.peakRssKiB;
+  if (r.services >= 10000 && r.services < 30000) {
+    goal(r.services, 'kpx services vs iptables-restore --test', '≤ 0.4×', r.ratios.servicesVsRestore === null ? 'not measured' : fmtX(r.ratios.servicesVsRestore), r.ratios.servicesVsRestore === null ? null : r.ratios.servicesVsRestore <= 0.4);
+    goal(r.services, 'kpx services vs JS floor', '≤ 6×', fmtX(r.ratios.servicesVsFloor), r.ratios.servicesVsFloor === null ? null : r.ratios.servicesVsFloor <= 6);
+    goal(r.services, 'kpx services peak RSS', '≤ 400 MiB', fmtMiB(rss), rss === null ? null : rss <= 400 * 1024);
+  }
+  if (r.services >= 30000) {
+    goal(r.services, 'kpx services vs JS floor', '≤ 10×', fmtX(r.ratios.servicesVsFloor), r.ratios.servicesVsFloor === null ? null : r.ratios.servicesVsFloor <= 10);
+    goal(r.services, 'kpx services peak RSS', '≤ 1 GiB', fmtMiB(rss), rss === null ? null : rss <= GiB);
+  }
+  if (r.inProcess) goal(r.services, 'one trace after loading (p95 of the traces)', '≤ 10 ms', `${fmtMs(r.inProcess.trace.p95Ms)} ms (median ${fmtMs(r.inProcess.trace.medianMs)} ms)`, r.inProcess.trace.p95Ms <= 10);
+  if (lintAvailable) goal(r.services, 'kpx lint vs kpx services (the load)', '≤ 2×', fmtX(r.ratios.lintVsServices), r.ratios.lintVsServices === null ? null : r.ratios.lintVsServices <= 2);
+}
+if (result.startup?.kpxServices !== null && result.startup?.kpxServices !== undefined)
+  goal('kind sample', 'small dump, start-up included ("well under a second")', '≤ 0.5 s', `${fmtS(result.startup.kpxServices)} s`, result.startup.kpxServices <= 0.5);
+// Linear growth: the exponent b in t ∝ lines^b between consecutive sizes, on kpx's in-process
+// load+resolve (start-up excluded) and on the whole `kpx services` wall time.
+const bySize = [...result.sizes].sort((a, b) => a.lines - b.lines);
+for (let i = 1; i < bySize.length; i++) {
+  const a = bySize[i - 1];
+  const b = bySize[i];
+  const exp = (ta, tb) => (ta && tb ? round(Math.log(tb / ta) / Math.log(b.lines / a.lines), 2) : null);
+  const inproc = exp(a.inProcess?.loadResolve, b.inProcess?.loadResolve);
+  const wall = exp(a.tasks.services.median, b.tasks.services.median);
+  result.scaling.push({ from: a.services, to: b.services, exponentLoadResolve: inproc, exponentServicesWall: wall });
+  goal(`${a.services}→${b.services}`, 'linear growth (t ∝ lines^b, in-process load+resolve)', 'b ≤ 1.15', inproc === null ? '—' : `b = ${inproc}`, inproc === null ? null : inproc <= 1.15);
+}
+result.loadavgAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+// The bench itself keeps about one CPU busy; more than nproc runnable means other work competed.
+{
+  const peak = Math.max(Number(loadBefore.split(' ')[0]), Number(result.loadavgAfter.split(' ')[0]));
+  const cpus = Number(result.machine.nproc) || 1;
+  if (peak > cpus) result.noisy = `the machine was busy with other work during this run (1-minute load average up to ${peak} on ${cpus} CPUs): the timings are noisy, ratios taken in the same run are the more meaningful figures`;
+}
+result.seconds = Math.round((Date.now() - started) / 1000);
+
+// ---------------------------------------------------------------- report
+const k = (n) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+function markdown() {
+  const L = [];
+  L.push('| Services (ports) | lines | size | JS floor | `kpx services -o json` | peak RSS | lines/s | `iptables-restore --test` | kpx ÷ restore | kpx ÷ floor | trace median / p95 | `kpx lint` |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of result.sizes) {
+    const t = r.tasks;
+    L.push(
+      `| ${k(r.services)} (${r.servicePorts}) | ${r.lines.toLocaleString('en')} | ${mib(r.bytes)} MiB | ${fmtS(t.floor.median)} s | ${fmtS(t.services.median)} s | ${fmtMiB(t.services.peakRssKiB)} | ${r.linesPerSecond?.toLocaleString('en') ?? '—'} | ${t.restore ? `${fmtS(t.restore.median)} s, ${fmtMiB(t.restore.peakRssKiB)}` : 'not run'} | ${fmtX(r.ratios.servicesVsRestore)} | ${fmtX(r.ratios.servicesVsFloor)} | ${r.inProcess ? `${fmtMs(r.inProcess.trace.medianMs)} / ${fmtMs(r.inProcess.trace.p95Ms)} ms` : '—'} | ${t.lint ? `${fmtS(t.lint.median)} s` : 'not built'} |`,
+    );
+  }
+  return L.join('\n');
+}
+function phasesMarkdown() {
+  const L = [];
+  const names = ['import', 'parserLoad', 'read', 'sniff', 'parse', 'assemble', 'resolve', 'render'];
+  L.push(`| Services | ${names.join(' | ')} | load+resolve | lines/s (parse) | peak RSS | first trace |`);
+  L.push(`|---|${names.map(() => '---').join('|')}|---|---|---|---|`);
+  for (const r of result.sizes) {
+    const p = r.inProcess;
+    if (!p) continue;
+    L.push(`| ${k(r.services)} | ${names.map((n) => fmtS(p.phases[n])).join(' | ')} | ${fmtS(p.loadResolve)} s | ${r.linesPerSecondParse?.toLocaleString('en') ?? '—'} | ${fmtMiB(p.maxRssKiB)} | ${fmtMs(p.trace.firstMs)} ms |`);
+  }
+  return L.join('\n');
+}
+function goalsMarkdown() {
+  const L = ['| size | goal | target | measured | met |', '|---|---|---|---|---|'];
+  for (const g of result.goals) L.push(`| ${typeof g.size === 'number' ? k(g.size) : g.size} | ${g.goal} | ${g.target} | ${g.measured} | ${g.met === null ? 'not measured' : g.met ? 'yes' : '**no**'} |`);
+  return L.join('\n');
+}
+const mach = result.machine;
+const machineLine = `${mach.nproc} CPUs (\`nproc\`), ${mach.cpu}, ${mach.memGiB ?? '?'} GiB RAM, Linux ${mach.kernel}, Node ${mach.node}, ${mach.iptables ?? 'no iptables'}; ${mach.date.slice(0, 10)}`;
+
+const resultPath = join(BENCH_DIR, quick ? 'result-quick.json' : 'result.json');
+writeFileSync(resultPath, `${JSON.stringify(result, null, 2)}\n`);
+const table = markdown();
+process.stdout.write(`\n${machineLine}\n\n${table}\n\n${phasesMarkdown()}\n\n${goalsMarkdown()}\n\n`);
+if (notes.length) process.stdout.write(`${notes.map((n) => `- ${n}`).join('\n')}\n\n`);
+log(`wrote ${relative(ROOT, resultPath)} (${result.seconds} s in all; load average ${loadBefore} → ${result.loadavgAfter})`);
+
+if (writeDoc) {
+  const doc = `# kpx benchmark
+
+Generated by \`npm run bench\` (\`node test/bench/run.mjs\`) on ${mach.date.slice(0, 10)}. Re-run it to refresh this page.
+
+**Machine:** ${machineLine}.
+Load average before / after the run: ${loadBefore} / ${result.loadavgAfter}.${result.noisy ? ` Note: ${result.noisy}.` : ''}
+
+## What is measured
+
+Dumps are made by kpx's own generator (\`src/generate\`, seed ${seed}, iptables mode, IPv4) and cached
+under \`build/bench/dumps/\` (keyed by size, seed and a hash of the built generator). For each size the
+tasks below run interleaved (their order rotates each repetition; ${Object.entries(result.config.reps).map(([s, n]) => `${k(Number(s))}: ${n}×`).join(', ')}) and the
+**median** is reported. Wall times are taken around the child process (Node start-up included);
+peak RSS is the child's ${result.config.rssBy}.
+
+- **JS floor** — \`node test/bench/floor.mjs DUMP\`: start Node, read the file, split it into lines.
+- **\`kpx services -i DUMP -o json\`** — the built CLI, output to a file: parse, model, resolve, render.
+- **\`iptables-restore --test < DUMP\`** — netfilter's own parser (${mach.iptables ?? 'n/a'}), inside a private network namespace.
+- **In-process phases** — \`test/bench/phases.mjs\` imports the dist modules and times each phase;
+  then ${traces} traces (\`tracePacket\`, from a pod) to random Service VIPs from the generator's truth, after one load.
+- **\`kpx lint -i DUMP -o json\`** — ${lintAvailable ? 'the built CLI' : 'not measured yet (the lint command is not built)'}.
+
+## Results
+
+${table}
+
+In-process phases (seconds, medians):
+
+${phasesMarkdown()}
+
+Start-up on a small dump (\`${result.startup?.sample ?? 'n/a'}\`, ${result.startup?.sampleLines ?? '?'} lines): \`kpx services -o json\` ${fmtS(result.startup?.kpxServices)} s
+(bare \`node -e ''\`: ${fmtS(result.startup?.nodeBare)} s).
+
+Growth with the dump (t ∝ lines^b): ${result.scaling.map((x) => `${k(x.from)}→${k(x.to)}: b = ${x.exponentLoadResolve ?? '—'} in-process load+resolve, ${x.exponentServicesWall ?? '—'} whole \`kpx services\``).join('; ') || 'one size only'}.
+
+## Issue 8 goals
+
+${goalsMarkdown()}
+${notes.length ? `\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}${result.errors.length ? `\n## Errors during the run\n\n${result.errors.map((e) => `- ${e.replace(/\|/g, '\\|')}`).join('\n')}\n` : ''}
+## Reproduce
+
+\`\`\`sh
+npm run build
+npm run bench                                   # 1k, 10k, 30k Services
+node test/bench/run.mjs --sizes 1000,10000      # some sizes only
+node test/bench/run.mjs --quick                 # smoke check of the script (CI)
+node test/bench/profile.mjs --size 10000        # CPU profile of kpx services: top self-time functions
+\`\`\`
+
+Machine-readable figures: \`build/bench/result.json\`.
+`;
+  mkdirSync(join(ROOT, 'build', 'bench'), { recursive: true });
+  writeFileSync(join(ROOT, 'build', 'bench', 'bench.md'), doc);
+  log('wrote build/bench/bench.md');
+}
+
+if (result.errors.length) {
+  log(`${result.errors.length} error(s):\n  ${result.errors.join('\n  ')}`);
+  process.exitCode = 1;
+}
+if (flag('check') && result.goals.some((g) => g.met === false)) {
+  log('--check: some issue-8 goals are not met');
+  process.exitCode = 1;
+}
