@@ -24,7 +24,7 @@ export function renderCatalogue(rules: readonly LintRule[] = RULES): string {
     '',
   ];
   for (const r of rules) {
-    out.push(`#### ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, '', r.meta.docs, '');
+    out.push(`### ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, '', r.meta.docs, '');
   }
   return out.join('\n');
 }

@@ -16,7 +16,7 @@ describe('the rule catalogue in README.md', () => {
     const text = renderCatalogue();
     expect(RULES.length).toBe(21);
     for (const r of RULES) {
-      expect(text).toContain(`#### ${r.id}\n`);
+      expect(text).toContain(`### ${r.id}\n`);
       expect(text).toContain(`| [\`${r.id}\`](#${r.id}) | ${r.meta.severity} |`);
       expect(r.meta.docs).toMatch(/\*\*Fix:\*\*/);
       expect(r.meta.description.length).toBeGreaterThan(20);
