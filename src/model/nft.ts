@@ -4,6 +4,8 @@
  * The expression shapes are documented with examples in grammars/nft/README.md.
  */
 
+import type { SynBinaryOp, SynElement, SynExpr, SynMapRef, SynNatTarget, SynOperand, SynRelOp, SynValue, SynVerdictName } from '../../grammars/nft/ast.js';
+
 /** The whole listing. */
 export interface NftRuleset {
   readonly tables: readonly NftTable[];
@@ -67,93 +69,26 @@ export interface NftSet {
   readonly handle?: number;
 }
 
-export interface NftElement {
-  /** Concatenation parts as printed (strings unquoted); an interval or prefix stays one part. */
-  readonly key: readonly string[];
-  readonly value?: NftValue;
-  readonly comment?: string;
-  readonly expires?: string;
-  readonly timeout?: string;
-  readonly counter?: { readonly packets: number; readonly bytes: number };
-  readonly line: number;
-  readonly column: number;
-}
-
-export type NftVerdictName = 'jump' | 'goto' | 'accept' | 'drop' | 'return' | 'continue' | 'queue';
-
-export type NftValue =
-  | { readonly kind: 'verdict'; readonly verdict: NftVerdictName; readonly chain?: string }
-  | { readonly kind: 'data'; readonly parts: readonly string[] };
-
+/*
+ * Elements, values and expressions have exactly the grammar's shapes (grammars/nft/ast.ts,
+ * documented with printed examples in grammars/nft/README.md); the model names them after knftables.
+ */
+export type NftElement = SynElement;
+export type NftVerdictName = SynVerdictName;
+export type NftValue = SynValue;
 /** A reference to a named map (`@name`) or an inline anonymous map `{ k : v, … }`. */
-export type NftMapRef =
-  | { readonly kind: 'ref'; readonly name: string }
-  | { readonly kind: 'inline'; readonly elements: readonly NftElement[] };
-
-export type NftBinaryOp = '&' | '|' | '^' | '<<' | '>>';
-
+export type NftMapRef = SynMapRef;
+export type NftBinaryOp = SynBinaryOp;
 /**
  * Everything that can stand on either side of a match or inside a statement.
  * Selectors: payload, meta, ct, fib, numgen, selector (any other). Values: value, list, set,
  * set-ref. Combinators: concat, binop, map (`EXPR map @m` / `EXPR map { … }`).
  */
-export type NftOperand =
-  | { readonly kind: 'payload'; readonly protocol: string; readonly field: string }
-  | { readonly kind: 'meta'; readonly key: string }
-  | { readonly kind: 'ct'; readonly key: string; readonly dir?: string }
-  | { readonly kind: 'fib'; readonly flags: readonly string[]; readonly result: string }
-  | { readonly kind: 'numgen'; readonly mode: string; readonly mod: number; readonly offset: number }
-  | { readonly kind: 'selector'; readonly words: readonly string[] }
-  | { readonly kind: 'concat'; readonly parts: readonly NftOperand[] }
-  | { readonly kind: 'binop'; readonly op: NftBinaryOp; readonly left: NftOperand; readonly right: NftOperand }
-  | { readonly kind: 'map'; readonly key: NftOperand; readonly map: NftMapRef }
-  | { readonly kind: 'set-ref'; readonly name: string }
-  | { readonly kind: 'set'; readonly elements: readonly NftElement[] }
-  | { readonly kind: 'value'; readonly text: string; readonly quoted?: boolean }
-  | { readonly kind: 'list'; readonly items: readonly string[] };
-
-export type NftRelOp = '==' | '!=' | '<' | '>' | '<=' | '>=' | 'implicit';
-
+export type NftOperand = SynOperand;
+export type NftRelOp = SynRelOp;
 /** `dnat to 10.0.0.1:80` → {text:'10.0.0.1:80', addr:'10.0.0.1', port:'80'}; `redirect to :15001` → {port}. */
-export interface NftNatTarget {
-  readonly text: string;
-  readonly addr?: string;
-  readonly port?: string;
-}
-
-export type NftExpr =
-  /* matches: `implicit` is nft's printed-without-operator form: equality, or flag/set membership. */
-  | { readonly kind: 'match'; readonly left: NftOperand; readonly op: NftRelOp; readonly right: NftOperand; readonly column: number }
-  /* statements */
-  | { readonly kind: 'verdict'; readonly verdict: NftVerdictName; readonly chain?: string; readonly text?: string; readonly column: number }
-  | { readonly kind: 'vmap'; readonly key: NftOperand; readonly map: NftMapRef; readonly column: number }
-  | {
-      readonly kind: 'dnat' | 'snat';
-      readonly family?: string;
-      readonly to?: NftNatTarget;
-      readonly map?: { readonly key: NftOperand; readonly map: NftMapRef };
-      readonly flags: readonly string[];
-      readonly column: number;
-    }
-  | { readonly kind: 'masquerade' | 'redirect'; readonly to?: NftNatTarget; readonly flags: readonly string[]; readonly column: number }
-  | { readonly kind: 'mark-set'; readonly target: 'meta' | 'ct'; readonly expr: NftOperand; readonly column: number }
-  | { readonly kind: 'assign'; readonly left: NftOperand; readonly expr: NftOperand; readonly column: number }
-  | { readonly kind: 'counter'; readonly packets?: number; readonly bytes?: number; readonly name?: string; readonly column: number }
-  | {
-      readonly kind: 'update-set';
-      readonly op: 'update' | 'add' | 'delete';
-      readonly set: string;
-      readonly key: NftOperand;
-      readonly timeout?: string;
-      readonly column: number;
-    }
-  | { readonly kind: 'reject'; readonly with?: string; readonly column: number }
-  | { readonly kind: 'log'; readonly prefix?: string; readonly group?: number; readonly level?: string; readonly text: string; readonly column: number }
-  | { readonly kind: 'limit'; readonly rate: string; readonly over: boolean; readonly burst?: string; readonly text: string; readonly column: number }
-  | { readonly kind: 'xt'; readonly match: boolean; readonly name: string; readonly column: number }
-  /** Known statements kpx does not model further (notrack, queue options, meter, quota, dup, fwd, …). */
-  | { readonly kind: 'statement'; readonly name: string; readonly text: string; readonly column: number }
-  | { readonly kind: 'unsupported'; readonly text: string; readonly column: number };
+export type NftNatTarget = SynNatTarget;
+export type NftExpr = SynExpr;
 
 export interface NftRule {
   readonly exprs: readonly NftExpr[];
