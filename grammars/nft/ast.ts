@@ -1,7 +1,7 @@
 /**
- * Syntax tree produced by the nft grammar. Expression shapes are the same as src/model/nft.ts
- * (the extractor relies on TypeScript's structural typing to check that); the grammar must not
- * import from src/, hence this copy. Documented in ./README.md.
+ * Syntax tree produced by the nft grammar. src/model/nft.ts uses these element and expression
+ * types as they are (NftExpr = SynExpr, …); tables, chains and sets are re-shaped by the
+ * extractor. Documented in ./README.md.
  */
 export interface SynElement {
   readonly key: readonly string[];
