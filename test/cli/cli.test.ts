@@ -54,6 +54,17 @@ describe('kpx inspect', () => {
   });
 });
 
+describe('kpx inspect on nft rulesets', () => {
+  it('says which nft tables are iptables-nft\'s and which are kube-proxy\'s nftables mode', () => {
+    const ipt = JSON.parse(kpx(['inspect', new URL('../../samples/iptables-mode-node', import.meta.url).pathname, '-o', 'json']).stdout);
+    expect(ipt.snapshot.nftTables).toContainEqual({ family: 'ip', name: 'nat', writtenBy: 'iptables-nft' });
+    expect(ipt.snapshot.proxyModes).toEqual(['iptables']);
+    const nft = JSON.parse(kpx(['inspect', new URL('../../samples/nftables-mode-node', import.meta.url).pathname, '-o', 'json']).stdout);
+    expect(nft.snapshot.nftTables).toEqual([{ family: 'ip', name: 'kube-proxy', writtenBy: 'kube-proxy nftables mode' }]);
+    expect(nft.snapshot.proxyModes).toEqual(['nftables']);
+  });
+});
+
 describe('kpx services', () => {
   it('lists Services with names first, and -o json follows the schema', () => {
     const t = kpx(['services', '-i', KIND]);

@@ -32,6 +32,14 @@ export function snapshotSummary(s: NodeSnapshot) {
       sysctls: s.sysctls.size,
       nftTables: s.nft.reduce((n, r) => n + r.tables.length, 0),
     },
+    nftTables: s.nft.flatMap((r) =>
+      r.tables.map((t) => ({
+        family: t.family,
+        name: t.name,
+        // iptables-nft keeps iptables' own tables in nftables: they are iptables rules, not kube-proxy's nftables mode.
+        writtenBy: t.fromIptablesNft ? 'iptables-nft' : t.name === 'kube-proxy' ? 'kube-proxy nftables mode' : 'nft',
+      })),
+    ),
     missing: missingDumps(s),
   };
 }
@@ -67,6 +75,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
   const summary = snapshotSummary(snapshot);
   const lines = [table.toString(), ''];
   lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
+  if (summary.nftTables.length) lines.push(`${c.bold('nft tables')}: ${summary.nftTables.map((t) => `${t.family} ${printable(t.name, 40)} (${t.writtenBy})`).join(', ')}`);
   for (const m of summary.missing) lines.push(`${c.yellow('missing')}: ${m}`);
   const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
   if (diags.length) {
