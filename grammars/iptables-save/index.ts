@@ -3,12 +3,12 @@
  * one per non-blank line. Each line is lexed and parsed on its own, so a bad line becomes one
  * diagnostic and an `unsupported` entry, and the next line is read as usual.
  */
-import type { IToken, IRecognitionException, ILexingError } from 'chevrotain';
+import type { IToken, IRecognitionException, ILexingError, Lexer } from 'chevrotain';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
-import { indentOf, noiseKind, splitInput } from '../common/text.js';
-import { lineTools } from './parser.js';
-import { refineOptions } from './tokens.js';
-import type { DocumentEntry, SaveComment } from './syntax.js';
+import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
+import { lineTools, type IptablesLineParser } from './parser.js';
+import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
+import type { DocumentEntry, LineSyntax, SaveComment } from './syntax.js';
 
 export * from './syntax.js';
 
@@ -39,103 +39,317 @@ function classifyComment(text: string): SaveComment {
 const LISTING = /^(Chain \S+ \((policy \S+|\d+ references)|target\s+prot\s+opt\s+source\s+destination|pkts\s+bytes\s+target)/;
 
 export function parseIptablesSave(text: string, file: string): IptablesSaveDocument {
-  const input = splitInput(text);
-  const lines = input.lines;
   const entries: DocumentEntry[] = [];
-  const diagnostics: Diagnostic[] = [];
+  const { diagnostics, lineCount } = scanIptablesSave(text, file, {
+    syntax: (line, column, text, syntax) => {
+      entries.push({ kind: 'syntax', line, column, text, syntax });
+    },
+    entry: (e) => {
+      entries.push(e);
+    },
+  });
+  return { entries, diagnostics, lineCount };
+}
+
+/** Receives what scanIptablesSave() reads, in line order. */
+export interface IptablesSaveSink {
+  /** A line the grammar read (most lines: no entry object is made for them). */
+  syntax(line: number, column: number, text: string, syntax: LineSyntax): void;
+  /** Any other entry: comments, paste noise, unsupported lines. */
+  entry(e: Exclude<DocumentEntry, { kind: 'syntax' }>): void;
+}
+
+type EmitSyntax = (line: number, column: number, text: string, syntax: LineSyntax) => void;
+type EmitOther = (e: Exclude<DocumentEntry, { kind: 'syntax' }>) => void;
+
+/** What scanIptablesSave() reports besides the entries it hands over one by one. */
+export interface IptablesSaveScan {
+  readonly diagnostics: readonly Diagnostic[];
+  readonly lineCount: number;
+}
+
+/** Lines lexed together in one lexer call (their tokens are then parsed line by line). */
+const CHUNK_LINES = 512;
+
+const enum LineKind {
+  Skip,
+  Lex,
+  Other,
+}
+
+/**
+ * The same reading as parseIptablesSave(), entry by entry in line order, without keeping the
+ * document: a consumer (the extractor) can keep only what it needs.
+ *
+ * Speed (issue 8): lines are lexed in chunks of CHUNK_LINES with one lexer call (the per-call
+ * set-up of Chevrotain's lexer costs as much as lexing a short line), then each line is parsed
+ * on its own over its slice of the tokens, so one bad line still gives one diagnostic.
+ */
+export function scanIptablesSave(text: string, file: string, sink: IptablesSaveSink): IptablesSaveScan {
+  const input = splitInput(text);
   const { lexer, parser } = lineTools();
+  resetInterned();
+  parser.resetScan();
+  try {
+    return scanLines(text, input, file, sink, lexer, parser);
+  } finally {
+    resetInterned();
+    parser.resetScan();
+  }
+}
 
-  for (let i = 0; i < lines.length; i++) {
-    const lineNo = i + 1;
-    const raw = lines[i];
-    let rebuilt = false;
-    if (raw.length === 0) continue;
-    const indent = indentOf(raw);
-    if (indent === raw.length) continue;
-    let body = indent === 0 ? raw : raw.slice(indent);
-    const column = indent + 1;
+function scanLines(text: string, input: InputText, file: string, sink: IptablesSaveSink, lexer: Lexer, parser: IptablesLineParser): IptablesSaveScan {
+  const lines = input.lines;
+  const diagnostics: Diagnostic[] = [];
+  // The text the lines were split from: chunks are sliced from it (no copy) unless CRs were removed.
+  const body = input.hadBom ? text.slice(1) : text;
+  const sliceable = !input.hadCrlf;
+  const kinds = new Uint8Array(Math.min(CHUNK_LINES, lines.length));
+  // The last entry, for the missing-final-newline check: its line, and its syntax when a rule.
+  let lastLine = 0;
+  let lastRule = false;
+  const emit: EmitOther = (e) => {
+    lastLine = e.line;
+    lastRule = false;
+    sink.entry(e);
+  };
+  const emitSyntax: EmitSyntax = (line, column, text, syntax) => {
+    lastLine = line;
+    lastRule = syntax.kind === 'rule';
+    sink.syntax(line, column, text, syntax);
+  };
 
-    if (body.charCodeAt(0) === 35 /* # */) {
-      const comment = classifyComment(body.trimEnd());
-      entries.push({ kind: 'comment', line: lineNo, column, text: body, comment });
-      continue;
+  let offset = 0; // offset of line `from` in `body` (when sliceable)
+  for (let from = 0; from < lines.length; from += CHUNK_LINES) {
+    const to = Math.min(lines.length, from + CHUNK_LINES);
+    // 1. Classify the chunk's lines: only plain rule/table/chain lines are lexed together.
+    let lexable = 0;
+    for (let i = from; i < to; i++) {
+      const raw = lines[i];
+      const k = plainLine(raw);
+      kinds[i - from] = k;
+      if (k === LineKind.Lex) lexable++;
     }
-
-    // stderr glued into a rule line (`2>&1` pastes): the rest of the rule is on the next line.
-    const glued = LEGACY_WARNING.exec(body);
-    if (glued && glued.index > 0) {
-      const warningText = glued[0];
-      entries.push({ kind: 'comment', line: lineNo, column: column + glued.index, text: warningText, comment: { kind: 'legacy-tables-warning', program: glued[1] } });
-      const rest = body.slice(glued.index + warningText.length);
-      const next = i + 1 < lines.length ? lines[i + 1] : '';
-      diagnostics.push(
-        diagnostic('info', 'input/interleaved-stderr', `a stderr warning was pasted into this line; kpx joined the line with the next one to recover the rule`, file, lineNo, column + glued.index),
-      );
-      body = body.slice(0, glued.index) + rest + next;
-      rebuilt = true;
-      i++;
+    let chunkLength = 0;
+    for (let i = from; i < to; i++) chunkLength += lines[i].length + 1;
+    let tokens: IToken[] = [];
+    let errors: ILexingError[] = [];
+    if (lexable > 0) {
+      let chunk: string;
+      if (sliceable) chunk = body.slice(offset, Math.min(body.length, offset + chunkLength));
+      else chunk = lines.slice(from, to).join('\n');
+      const lexed = lexer.tokenize(chunk);
+      tokens = lexed.tokens;
+      errors = lexed.errors;
+      refineOptions(tokens);
     }
-
-    const noise = noiseKind(body);
-    if (noise !== undefined) {
-      entries.push({ kind: 'noise', line: lineNo, text: body, noise });
-      diagnostics.push(diagnostic('info', 'input/noise', `ignored ${noise} line: ${printable(body, 60)}`, file, lineNo, column));
-      continue;
+    // 2. Each line in order: lexed lines are parsed over their tokens, others read as before.
+    let ti = 0;
+    let ei = 0;
+    let lineStart = 0;
+    for (let i = from; i < to; i++) {
+      const raw = lines[i];
+      const start = lineStart;
+      const end = start + raw.length;
+      lineStart = end + 1;
+      const k = kinds[i - from];
+      if (k === LineKind.Skip) continue;
+      if (k === LineKind.Other) {
+        const consumed = readOtherLine(lines, i, file, emit, emitSyntax, diagnostics, lexer, parser);
+        if (consumed) {
+          // A line joined with the next one (stderr pasted inside a rule): the next line is used up.
+          i++;
+          lineStart += lines[i].length + 1;
+          if (i >= to) {
+            // It was the first line of the next chunk: skip it there.
+            offset += lines[i].length + 1;
+            from++;
+          }
+        }
+        continue;
+      }
+      // Tokens of this line: those starting in [start, end).
+      while (ti < tokens.length && tokens[ti].startOffset < start) ti++;
+      let tj = ti;
+      while (tj < tokens.length && tokens[tj].startOffset < end) tj++;
+      while (ei < errors.length && errors[ei].offset < start) ei++;
+      const lexError = ei < errors.length && errors[ei].offset < end ? errors[ei] : undefined;
+      readTokens(raw, i + 1, tokens.slice(ti, tj), start, lexError, file, emit, emitSyntax, diagnostics, parser);
+      ti = tj;
     }
-    if (LISTING.test(body)) {
-      entries.push({ kind: 'unsupported', line: lineNo, column, text: body, reason: 'iptables -L listing' });
-      diagnostics.push(
-        diagnostic('error', 'input/iptables-listing', 'this looks like `iptables -L` output, which loses rule details; collect `iptables-save` instead', file, lineNo, column, {
-          expected: 'an iptables-save line',
-          found: printable(body, 40),
-        }),
-      );
-      continue;
-    }
-
-    // Lex the line with its indentation (whitespace is skipped) so token offsets are real columns;
-    // a line rebuilt from a stderr-split paste is lexed as rebuilt, its offsets shifted by the indent.
-    const lexText = rebuilt ? body : raw;
-    const shift = rebuilt ? indent : 0;
-    const lexed = lexer.tokenize(lexText);
-    if (lexed.errors.length > 0) {
-      const e: ILexingError = lexed.errors[0];
-      entries.push({ kind: 'unsupported', line: lineNo, column, text: body, reason: 'unreadable characters' });
-      diagnostics.push(
-        diagnostic('error', 'parse/unexpected-character', `cannot read ${printable(lexText.slice(e.offset, e.offset + 10))}`, file, lineNo, shift + e.offset + 1, {
-          expected: 'an option, word or quoted string',
-          found: printable(lexText.slice(e.offset, e.offset + 10)),
-        }),
-      );
-      continue;
-    }
-    refineOptions(lexed.tokens);
-    parser.input = lexed.tokens;
-    const syntax = parser.line();
-    if (parser.errors.length > 0) {
-      const d = describeError(parser.errors[0], lexText, file, lineNo, shift);
-      entries.push({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
-      diagnostics.push(d);
-      continue;
-    }
-    const unterminated = lexed.tokens.find((t) => t.tokenType.name === 'UnterminatedString');
-    if (unterminated) {
-      diagnostics.push(
-        diagnostic('error', 'parse/unterminated-string', 'quoted string is not closed (truncated line?)', file, lineNo, shift + unterminated.startOffset + 1, {
-          expected: 'a closing "',
-          found: 'end of line',
-        }),
-      );
-    }
-    entries.push({ kind: 'syntax', line: lineNo, column, text: body, syntax });
+    offset += chunkLength;
   }
   if (input.missingFinalNewline && lines.length > 0) {
-    const last = entries[entries.length - 1];
-    if (last && last.kind === 'syntax' && last.line === lines.length && last.syntax.kind === 'rule') {
-      diagnostics.push(diagnostic('info', 'input/no-final-newline', 'the dump does not end with a newline; the last rule may be truncated', file, last.line, 1));
+    if (lastRule && lastLine === lines.length) {
+      diagnostics.push(diagnostic('info', 'input/no-final-newline', 'the dump does not end with a newline; the last rule may be truncated', file, lastLine, 1));
     }
   }
-  return { entries, diagnostics, lineCount: lines.length };
+  return { diagnostics, lineCount: lines.length };
+}
+
+/**
+ * Blank lines are skipped; a line is lexed with its chunk when it can only be a table, chain,
+ * COMMIT or rule line (it starts with `*`, `:`, `-`, `[` or `C` and holds no pasted stderr
+ * warning or prompt); anything else takes the careful path of readOtherLine().
+ */
+function plainLine(raw: string): LineKind {
+  if (raw.length === 0) return LineKind.Skip;
+  const indent = indentOf(raw);
+  if (indent === raw.length) return LineKind.Skip;
+  const c = raw.charCodeAt(indent);
+  // `*table`, `:CHAIN`, `-A …`, `[p:b] -A …`, `COMMIT`: never noise nor a listing, unless a
+  // prompt (`user@host:~# …`, which needs an `@` and `#`/`$`) or a glued stderr warning is in it.
+  if (c !== 42 /* * */ && c !== 58 /* : */ && c !== 45 /* - */ && c !== 91 /* [ */ && c !== 67 /* C */) return LineKind.Other;
+  if (raw.indexOf('# Warning: ') >= 0) return LineKind.Other;
+  if (raw.indexOf('@') >= 0 || c === 91 || c === 67) return noiseKind(indent === 0 ? raw : raw.slice(indent)) === undefined && !LISTING.test(raw.slice(indent)) ? LineKind.Lex : LineKind.Other;
+  return LineKind.Lex;
+}
+
+/** A lexed line: parse its tokens (offsets relative to the chunk; the line starts at `start`). */
+function readTokens(
+  raw: string,
+  lineNo: number,
+  tokens: IToken[],
+  start: number,
+  lexError: ILexingError | undefined,
+  file: string,
+  emit: EmitOther,
+  emitSyntax: EmitSyntax,
+  diagnostics: Diagnostic[],
+  parser: IptablesLineParser,
+): void {
+  const indent = indentOf(raw);
+  const body = indent === 0 ? raw : raw.slice(indent);
+  const column = indent + 1;
+  if (lexError !== undefined) {
+    const at = lexError.offset - start;
+    emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: 'unreadable characters' });
+    diagnostics.push(
+      diagnostic('error', 'parse/unexpected-character', `cannot read ${printable(raw.slice(at, at + 10))}`, file, lineNo, at + 1, {
+        expected: 'an option, word or quoted string',
+        found: printable(raw.slice(at, at + 10)),
+      }),
+    );
+    return;
+  }
+  parser.base = start;
+  parser.input = tokens;
+  const syntax = parser.line();
+  if (parser.errors.length > 0) {
+    const d = describeError(parser.errors[0], raw, file, lineNo, 0, start);
+    emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
+    diagnostics.push(d);
+    return;
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i].tokenType !== UnterminatedString) continue;
+    diagnostics.push(
+      diagnostic('error', 'parse/unterminated-string', 'quoted string is not closed (truncated line?)', file, lineNo, tokens[i].startOffset - start + 1, {
+        expected: 'a closing "',
+        found: 'end of line',
+      }),
+    );
+    break;
+  }
+  emitSyntax(lineNo, column, body, syntax);
+}
+
+/**
+ * Any other line, read on its own as kpx always did: comments, paste noise, listings, stderr
+ * glued into a rule. Returns true when the next line was joined to this one.
+ */
+function readOtherLine(
+  lines: readonly string[],
+  i: number,
+  file: string,
+  emit: EmitOther,
+  emitSyntax: EmitSyntax,
+  diagnostics: Diagnostic[],
+  lexer: Lexer,
+  parser: IptablesLineParser,
+): boolean {
+  const lineNo = i + 1;
+  const raw = lines[i];
+  let rebuilt = false;
+  const indent = indentOf(raw);
+  let body = indent === 0 ? raw : raw.slice(indent);
+  const column = indent + 1;
+
+  if (body.charCodeAt(0) === 35 /* # */) {
+    const comment = classifyComment(body.trimEnd());
+    emit({ kind: 'comment', line: lineNo, column, text: body, comment });
+    return false;
+  }
+
+  // stderr glued into a rule line (`2>&1` pastes): the rest of the rule is on the next line.
+  const glued = LEGACY_WARNING.exec(body);
+  if (glued && glued.index > 0) {
+    const warningText = glued[0];
+    emit({ kind: 'comment', line: lineNo, column: column + glued.index, text: warningText, comment: { kind: 'legacy-tables-warning', program: glued[1] } });
+    const rest = body.slice(glued.index + warningText.length);
+    const next = i + 1 < lines.length ? lines[i + 1] : '';
+    diagnostics.push(
+      diagnostic('info', 'input/interleaved-stderr', `a stderr warning was pasted into this line; kpx joined the line with the next one to recover the rule`, file, lineNo, column + glued.index),
+    );
+    body = body.slice(0, glued.index) + rest + next;
+    rebuilt = true;
+  }
+  const joined = rebuilt && i + 1 < lines.length;
+
+  const noise = noiseKind(body);
+  if (noise !== undefined) {
+    emit({ kind: 'noise', line: lineNo, text: body, noise });
+    diagnostics.push(diagnostic('info', 'input/noise', `ignored ${noise} line: ${printable(body, 60)}`, file, lineNo, column));
+    return joined;
+  }
+  if (LISTING.test(body)) {
+    emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: 'iptables -L listing' });
+    diagnostics.push(
+      diagnostic('error', 'input/iptables-listing', 'this looks like `iptables -L` output, which loses rule details; collect `iptables-save` instead', file, lineNo, column, {
+        expected: 'an iptables-save line',
+        found: printable(body, 40),
+      }),
+    );
+    return joined;
+  }
+
+  // Lex the line with its indentation (whitespace is skipped) so token offsets are real columns;
+  // a line rebuilt from a stderr-split paste is lexed as rebuilt, its offsets shifted by the indent.
+  const lexText = rebuilt ? body : raw;
+  const shift = rebuilt ? indent : 0;
+  const lexed = lexer.tokenize(lexText);
+  if (lexed.errors.length > 0) {
+    const e: ILexingError = lexed.errors[0];
+    emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: 'unreadable characters' });
+    diagnostics.push(
+      diagnostic('error', 'parse/unexpected-character', `cannot read ${printable(lexText.slice(e.offset, e.offset + 10))}`, file, lineNo, shift + e.offset + 1, {
+        expected: 'an option, word or quoted string',
+        found: printable(lexText.slice(e.offset, e.offset + 10)),
+      }),
+    );
+    return joined;
+  }
+  refineOptions(lexed.tokens);
+  parser.base = 0;
+  parser.input = lexed.tokens;
+  const syntax = parser.line();
+  if (parser.errors.length > 0) {
+    const d = describeError(parser.errors[0], lexText, file, lineNo, shift, 0);
+    emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
+    diagnostics.push(d);
+    return joined;
+  }
+  const unterminated = lexed.tokens.find((t) => t.tokenType === UnterminatedString);
+  if (unterminated) {
+    diagnostics.push(
+      diagnostic('error', 'parse/unterminated-string', 'quoted string is not closed (truncated line?)', file, lineNo, shift + unterminated.startOffset + 1, {
+        expected: 'a closing "',
+        found: 'end of line',
+      }),
+    );
+  }
+  emitSyntax(lineNo, column, body, syntax);
+  return joined;
 }
 
 const RULE_EXPECTATIONS: Record<string, string> = {
@@ -149,10 +363,11 @@ const RULE_EXPECTATIONS: Record<string, string> = {
   optionClause: 'an option argument',
 };
 
-function describeError(e: IRecognitionException, body: string, file: string, line: number, indent: number): Diagnostic {
+/** `base`: offset of the line in the lexed text (tokens of a chunk carry chunk offsets). */
+function describeError(e: IRecognitionException, body: string, file: string, line: number, indent: number, base: number): Diagnostic {
   const tok: IToken = e.token;
   const atEnd = tok.tokenType === undefined || tok.image === '' || Number.isNaN(tok.startOffset);
-  const offset = atEnd ? body.length : tok.startOffset;
+  const offset = atEnd ? body.length : tok.startOffset - base;
   const stack = e.context?.ruleStack ?? [];
   const ruleName = stack[stack.length - 1] ?? 'line';
   const expected = RULE_EXPECTATIONS[ruleName] ?? 'a valid iptables-save line';

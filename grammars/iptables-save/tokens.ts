@@ -18,25 +18,30 @@ for (let c = 0xa1; c <= 0xff; c++) WORD_START.push(String.fromCharCode(c));
 /** Every token is an acceptable argument where iptables' getopt takes "the next word whatever it is". */
 export const AnyArg = createToken({ name: 'AnyArg', pattern: Lexer.NA });
 
-export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED, start_chars_hint: [' ', '\t'] });
+/**
+ * Blanks between words. `\n` is included so that many lines can be lexed in one call (a chunk of
+ * the dump); no other pattern crosses a line end, so each line's tokens are what lexing the line
+ * alone gives.
+ */
+export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\n]+/, group: Lexer.SKIPPED, start_chars_hint: [' ', '\t', '\n'] });
 
 /** Tokens that can be an option's argument (everything but options and `!`). */
 export const ArgLike = createToken({ name: 'ArgLike', pattern: Lexer.NA });
 
 export const Counters = createToken({ name: 'Counters', pattern: /\[\d+:\d+\]/, categories: [AnyArg, ArgLike], start_chars_hint: ['['] });
 export const Bang = createToken({ name: 'Bang', pattern: /!/, categories: [AnyArg] });
-export const QuotedString = createToken({ name: 'QuotedString', pattern: /"(?:[^"\\]|\\.)*"/, categories: [AnyArg, ArgLike], start_chars_hint: ['"'] });
+export const QuotedString = createToken({ name: 'QuotedString', pattern: /"(?:[^"\\\n]|\\.)*"/, categories: [AnyArg, ArgLike], start_chars_hint: ['"'] });
 /** A quote that never closes: a truncated line. Kept so the diagnostic can say so. */
-export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\]|\\.)*\\?/, categories: [AnyArg, ArgLike], start_chars_hint: ['"'] });
+export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\\n]|\\.)*\\?/, categories: [AnyArg, ArgLike], start_chars_hint: ['"'] });
 export const TableHeader = createToken({ name: 'TableHeader', pattern: /\*\S+/, categories: [AnyArg, ArgLike], start_chars_hint: ['*'] });
 export const ChainDecl = createToken({ name: 'ChainDecl', pattern: /:\S+/, categories: [AnyArg, ArgLike], start_chars_hint: [':'] });
 
-/** Exact option spelling → its token type, filled by option(). */
-const OPTION_TYPES = new Map<string, TokenType>();
+/** Exact option spelling → its token type and the one shared copy of the spelling, filled by option(). */
+const OPTION_TYPES = new Map<string, { readonly type: TokenType; readonly image: string }>();
 
 function option(name: string, spellings: string[], category?: TokenType): TokenType {
   const t = createToken({ name, pattern: Lexer.NA, categories: category ? [AnyArg, category] : [AnyArg] });
-  for (const s of spellings) OPTION_TYPES.set(s, t);
+  for (const s of spellings) OPTION_TYPES.set(s, { type: t, image: s });
   return t;
 }
 
@@ -102,12 +107,42 @@ export const allTokens: TokenType[] = [
   AnyArg, ArgLike, ChainCmd, GenericWithArg, GenericFlag,
 ];
 
-/** Give each OptionWord its exact type, in place. */
-export function refineOptions(tokens: IToken[]): void {
-  for (let i = 0; i < tokens.length; i++) {
+/**
+ * One shared copy of each repeated word (option names, modules, targets, chain names…): a big
+ * dump repeats them millions of times. Sharing keeps the model small, and a chain name that is
+ * one string everywhere makes every later Map lookup by it cheap (its hash is computed once and
+ * keys compare by identity). The table lives for one scan (resetInterned()), so it never keeps
+ * a dump's text alive, and is bounded.
+ */
+const INTERNED = new Map<string, string>();
+const INTERN_LIMIT = 1 << 20;
+
+export function intern(s: string): string {
+  const known = INTERNED.get(s);
+  if (known !== undefined) return known;
+  if (INTERNED.size < INTERN_LIMIT && typeof s === 'string') INTERNED.set(s, s);
+  return s;
+}
+
+/** Forget the shared words (at the start and end of each scan). */
+export function resetInterned(): void {
+  INTERNED.clear();
+}
+
+/** Give each OptionWord its exact type (and a shared copy of its spelling), in place, for tokens[from, to). */
+export function refineOptions(tokens: IToken[], from = 0, to = tokens.length): void {
+  for (let i = from; i < to; i++) {
     const t = tokens[i];
     if (t.tokenType !== OptionWord) continue;
-    const type = OPTION_TYPES.get(t.image) ?? (t.image.charCodeAt(1) === 45 /* - */ ? LongOption : ShortOption);
+    const known = OPTION_TYPES.get(t.image);
+    let type: TokenType;
+    if (known !== undefined) {
+      type = known.type;
+      t.image = known.image;
+    } else {
+      type = t.image.charCodeAt(1) === 45 /* - */ ? LongOption : ShortOption;
+      t.image = intern(t.image);
+    }
     t.tokenType = type;
     t.tokenTypeIdx = type.tokenTypeIdx!;
   }

@@ -3,8 +3,30 @@
  * Unknown modules and options are kept as `unsupported` matches (never dropped, never guessed).
  */
 import { unquote, type OptionSyntax, type RuleItem } from '../../grammars/iptables-save/syntax.js';
-import { parseCidr } from '../model/addr.js';
+import { parseCidr, type Cidr } from '../model/addr.js';
 import type { Match, NatTo, PortRange, Target } from '../model/netfilter.js';
+
+/** `a.b.c.d` or `a.b.c.d/n` as iptables-save prints IPv4 addresses (no leading zeros). */
+const IPV4_CIDR = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})(?:\/(\d{1,3}))?$/;
+
+/**
+ * parseCidr() with a fast path for the IPv4 forms that fill big dumps (ipaddr.js is exact but
+ * slow for 100k addresses); anything else goes to parseCidr, so results are the same.
+ */
+function readCidr(text: string): Cidr | undefined {
+  const m = IPV4_CIDR.exec(text);
+  if (m === null) return parseCidr(text);
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  const c = Number(m[3]);
+  const d = Number(m[4]);
+  if (a > 255 || b > 255 || c > 255 || d > 255) return parseCidr(text);
+  const prefix = m[5] === undefined ? 32 : Number(m[5]);
+  if (prefix > 32) return undefined;
+  const value = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  return { family: 4, prefix, network: BigInt((value & mask) >>> 0) };
+}
 
 const PROTOCOL_NUMBERS: Record<string, string> = { '1': 'icmp', '6': 'tcp', '17': 'udp', '132': 'sctp', '58': 'ipv6-icmp', '33': 'dccp', '136': 'udplite' };
 
@@ -45,7 +67,7 @@ function parsePortList(text: string): PortRange[] | undefined {
     if (!r) return undefined;
     out.push(r);
   }
-  return out;
+  return out.slice();
 }
 
 function parseNumber(text: string | undefined): number | undefined {
@@ -72,7 +94,7 @@ export function parseNatTo(text: string): NatTo {
     host = text.slice(1, close < 0 ? undefined : close);
     const rest = close < 0 ? '' : text.slice(close + 1);
     if (rest.startsWith(':')) ports = rest.slice(1);
-  } else if ((text.match(/:/g) ?? []).length === 1) {
+  } else if (text.indexOf(':') >= 0 && text.indexOf(':') === text.lastIndexOf(':')) {
     const i = text.indexOf(':');
     host = text.slice(0, i);
     ports = text.slice(i + 1);
@@ -266,19 +288,65 @@ function interpretModule(module: string, options: readonly OptionSyntax[], out: 
   else out.push({ kind: 'unsupported', module: mod, text: `-m ${module} ${options.map(optionText).join(' ')}`, known });
 }
 
+// Targets are read-only data, so rules share equal ones: a big dump has 100k jumps to
+// KUBE-MARK-MASQ and as many ACCEPTs, one object each is enough.
+const ACCEPT: Target = { kind: 'accept' };
+const DROP: Target = { kind: 'drop' };
+const RETURN: Target = { kind: 'return' };
+const QUEUE: Target = { kind: 'queue' };
+const JUMPS = new Map<string, Target>();
+const GOTOS = new Map<string, Target>();
+const SHARED_LIMIT = 1 << 16;
+
+const PROTOCOL_MATCHES = new Map<string, Match>();
+
+/** `-p tcp` on 100k rules: one shared (read-only) match. */
+function protocolMatch(protocol: string): Match {
+  let m = PROTOCOL_MATCHES.get(protocol);
+  if (m === undefined) {
+    m = { kind: 'protocol', negated: false, protocol };
+    if (PROTOCOL_MATCHES.size < 256) PROTOCOL_MATCHES.set(protocol, m);
+  }
+  return m;
+}
+
+/** Forget the shared jump targets (after each dump, so they never keep its text alive). */
+export function clearSharedTargets(): void {
+  JUMPS.clear();
+  GOTOS.clear();
+  PROTOCOL_MATCHES.clear();
+}
+
+function jumpTo(chain: string, goto: boolean): Target {
+  // Per-Service chain names are long and used once or twice: not worth a shared copy.
+  if (chain.length > 16) return { kind: goto ? 'goto' : 'jump', chain };
+  const cache = goto ? GOTOS : JUMPS;
+  let t = cache.get(chain);
+  if (t === undefined) {
+    t = { kind: goto ? 'goto' : 'jump', chain };
+    if (cache.size < SHARED_LIMIT) cache.set(chain, t);
+  }
+  return t;
+}
+
+function findOption(options: readonly OptionSyntax[], name: string): OptionSyntax | undefined {
+  for (let i = 0; i < options.length; i++) if (options[i].name === name) return options[i];
+  return undefined;
+}
+
 function interpretTarget(name: string, options: readonly OptionSyntax[], goto: boolean, isChain: (n: string) => boolean): Target {
-  if (isChain(name)) return { kind: goto ? 'goto' : 'jump', chain: name };
-  const opt = (n: string) => options.find((o) => o.name === n);
-  const has = (n: string) => options.some((o) => o.name === n);
+  if (isChain(name)) return jumpTo(name, goto);
+  const opt = (n: string) => findOption(options, n);
+  const has = (n: string) => findOption(options, n) !== undefined;
   switch (name) {
     case 'ACCEPT':
-      return { kind: 'accept' };
+      return ACCEPT;
     case 'DROP':
-      return { kind: 'drop' };
+      return DROP;
     case 'RETURN':
-      return { kind: 'return' };
+      return RETURN;
     case 'QUEUE':
-      return { kind: 'queue' };
+      return QUEUE;
     case 'REJECT': {
       const w = opt('--reject-with')?.args[0];
       return w ? { kind: 'reject', with: w } : { kind: 'reject' };
@@ -375,7 +443,7 @@ export function interpretRule(items: readonly RuleItem[], isChain: (name: string
         switch (item.option) {
           case 'source':
           case 'destination': {
-            const cidr = parseCidr(arg);
+            const cidr = readCidr(arg);
             const dir = item.option === 'source' ? 'src' : 'dst';
             matches.push(cidr ? { kind: 'address', dir, negated: item.negated, text: arg, cidr } : { kind: 'address', dir, negated: item.negated, text: arg });
             break;
@@ -388,7 +456,7 @@ export function interpretRule(items: readonly RuleItem[], isChain: (name: string
             const p = normalizeProtocol(arg);
             if (!(p === 'all' || p === '0') || item.negated) {
               protocol = p;
-              matches.push({ kind: 'protocol', negated: item.negated, protocol: p });
+              matches.push(item.negated ? { kind: 'protocol', negated: true, protocol: p } : protocolMatch(p));
             }
             break;
           }
@@ -413,5 +481,11 @@ export function interpretRule(items: readonly RuleItem[], isChain: (name: string
         break;
     }
   }
-  return target ? { matches, target, comments } : { matches, comments };
+  // Arrays of exactly their length: push() leaves room for 16 more (see grammars' exact()).
+  const m = matches.length === 0 ? matches : matches.slice();
+  const c = comments.length === 0 ? NO_COMMENTS : comments.slice();
+  return target ? { matches: m, target, comments: c } : { matches: m, comments: c };
 }
+
+/** Shared by every rule without a comment (the model is read-only). */
+const NO_COMMENTS: string[] = Object.freeze([]) as unknown as string[];

@@ -3,12 +3,14 @@
  * (`-N`, `-P`, `-I`), keeps every line: what is not a table/chain/rule goes to comments,
  * commands, noise or unsupported, each with its line.
  */
-import { parseIptablesSave, type LineSyntax } from '../../grammars/iptables-save/index.js';
+import { scanIptablesSave, type DocumentEntry, type LineSyntax } from '../../grammars/iptables-save/index.js';
+
+type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import type { FormatParser, ParsedInput } from '../load/format.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/iptables-save/syntax.js';
-import { interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
+import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
 
 const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);
 
@@ -39,14 +41,32 @@ interface MutableTable {
   implicit: boolean;
   generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
   chains: Map<string, MutableChain>;
-  pending: { syntax: Extract<LineSyntax, { kind: 'rule' }>; line: number; column: number; text: string }[];
+  /** Rule lines, read once the table's chains are all known (columns of one record, no object per rule). */
+  pending: PendingRules;
 }
+
+type RuleLine = Extract<LineSyntax, { kind: 'rule' }>;
+interface PendingRules {
+  syntax: RuleLine[];
+  line: number[];
+  column: number[];
+  text: string[];
+}
+const noPending = (): PendingRules => ({ syntax: [], line: [], column: [], text: [] });
 
 const counters = (c: readonly [string, string] | undefined): Counters | undefined => (c ? { packets: c[0], bytes: c[1] } : undefined);
 
 export function extractIptablesSave(text: string, file: string): ParsedInput<Ruleset> {
-  const doc = parseIptablesSave(text, file);
-  const diagnostics: Diagnostic[] = [...doc.diagnostics];
+  try {
+    return extract(text, file);
+  } finally {
+    clearSharedTargets();
+  }
+}
+
+function extract(text: string, file: string): ParsedInput<Ruleset> {
+  /** Extraction diagnostics found while the grammar reads (they follow the grammar's own). */
+  const early: Diagnostic[] = [];
   const tables: MutableTable[] = [];
   const headers: Extract<SaveComment, { kind: 'generated' }>[] = [];
   const comments: { line: number; text: string }[] = [];
@@ -68,14 +88,15 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
     return c;
   };
 
-  for (const e of doc.entries) {
+  // Entries are consumed as the grammar reads them (no document is kept).
+  const onEntry = (e: DocumentEntry) => {
     switch (e.kind) {
       case 'noise':
         noise.push({ line: e.line, text: e.text, noise: e.noise });
-        continue;
+        return;
       case 'unsupported':
         unsupported.push({ line: e.line, column: e.column, text: e.text, reason: e.reason });
-        continue;
+        return;
       case 'comment': {
         const c = e.comment;
         if (c.kind === 'generated') {
@@ -85,29 +106,29 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
         } else if (c.kind === 'legacy-tables-warning') legacyTablesWarning = true;
         else if (c.kind === 'incompatible-table') incompatibleTables.push(c.table);
         comments.push({ line: e.line, text: e.text });
-        continue;
+        return;
       }
     }
     const s = e.syntax;
     if (s.kind === 'table') {
       if (current && !current.committed) {
-        diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
+        early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
       }
-      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
+      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), ...(lastHeader ? { generatedBy: lastHeader } : {}) };
       lastHeader = undefined;
       tables.push(current);
-      continue;
+      return;
     }
     if (!current) {
       // A fragment (rules pasted without `*table`): keep them in a table whose name is inferred below.
-      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: [] };
+      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending() };
       tables.push(current);
     }
     switch (s.kind) {
       case 'chain': {
         const c = chainOf(current, s.name);
         if (c.line !== undefined) {
-          diagnostics.push(diagnostic('warning', 'extract/duplicate-chain', `chain ${s.name} is declared twice in table ${current.name} (first on line ${c.line})`, file, e.line, e.column));
+          early.push(diagnostic('warning', 'extract/duplicate-chain', `chain ${s.name} is declared twice in table ${current.name} (first on line ${c.line})`, file, e.line, e.column));
         }
         c.line = e.line;
         c.policy = s.policy;
@@ -120,7 +141,10 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
         current.endLine = e.line;
         break;
       case 'rule':
-        current.pending.push({ syntax: s, line: e.line, column: e.column, text: e.text });
+        current.pending.syntax.push(s);
+        current.pending.line.push(e.line);
+        current.pending.column.push(e.column);
+        current.pending.text.push(e.text);
         break;
       case 'chain-command': {
         commands.push({ line: e.line, command: s.command, spelled: s.spelled, table: current.name, args: s.args });
@@ -136,11 +160,26 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
         break;
       }
     }
-  }
+  };
+  // Most lines are rules: they come as fields, without an entry object; the rest as entries.
+  const ruleEntry: { -readonly [K in keyof SyntaxEntry]: SyntaxEntry[K] } = { kind: 'syntax', line: 0, column: 0, text: '', syntax: { kind: 'commit' } };
+  const scan = scanIptablesSave(text, file, {
+    syntax: (line, column, text, syntax) => {
+      // One reused record: onEntry keeps none of it but the fields.
+      ruleEntry.line = line;
+      ruleEntry.column = column;
+      ruleEntry.text = text;
+      ruleEntry.syntax = syntax;
+      onEntry(ruleEntry);
+    },
+    entry: onEntry,
+  });
+  // The grammar's diagnostics come first, as they always did.
+  const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early];
 
   for (const t of tables) {
     if (!t.implicit) continue;
-    t.name = inferTableName(t.pending.map((p) => p.syntax));
+    t.name = inferTableName(t.pending.syntax);
     for (const c of t.chains.values()) c.table = t.name;
     diagnostics.push(
       diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name} and does not require chain declarations`, file, t.line, 1),
@@ -152,12 +191,16 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
   for (const t of tables) {
     // In a fragment, chains are known only by use: a target that is not an extension is a chain.
     const isChain = t.implicit ? (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n) : (n: string) => t.chains.has(n);
-    for (const p of t.pending) {
-      const s = p.syntax;
+    const pending = t.pending;
+    for (let k = 0; k < pending.syntax.length; k++) {
+      const s = pending.syntax[k];
+      const pLine = pending.line[k];
+      const pColumn = pending.column[k];
+      const pText = pending.text[k];
       const chain = t.chains.get(s.chain);
       if (!t.implicit && (!chain || chain.line === undefined)) {
         diagnostics.push(
-          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${s.chain}, which table ${t.name} does not declare (iptables-restore would reject it)`, file, p.line, p.column),
+          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${s.chain}, which table ${t.name} does not declare (iptables-restore would reject it)`, file, pLine, pColumn),
         );
       }
       const c = chainOf(t, s.chain);
@@ -168,25 +211,25 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
         const n = s.ruleNumber ? Number(s.ruleNumber) : 1;
         index = Math.max(0, Math.min(c.rules.length, n - 1));
       } else if (s.command !== 'append') {
-        commands.push({ line: p.line, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
-        diagnostics.push(diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, p.line, p.column));
+        commands.push({ line: pLine, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
+        diagnostics.push(diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, pLine, pColumn));
         continue;
       }
-      const rule: Rule = {
+      const rule: { -readonly [K in keyof Rule]: Rule[K] } = {
         table: t.name,
         chain: s.chain,
         index,
         file,
-        line: p.line,
-        column: p.column,
-        raw: p.text,
+        line: pLine,
+        column: pColumn,
+        raw: pText,
         items: s.items,
         matches: meaning.matches,
         comments: meaning.comments,
-        ...(meaning.comments.length ? { comment: meaning.comments[0] } : {}),
-        ...(meaning.target ? { target: meaning.target } : {}),
-        ...(ct ? { counters: ct } : {}),
       };
+      if (meaning.comments.length) rule.comment = meaning.comments[0];
+      if (meaning.target) rule.target = meaning.target;
+      if (ct) rule.counters = ct;
       if (index === c.rules.length) c.rules.push(rule);
       else {
         c.rules.splice(index, 0, rule);
@@ -200,6 +243,8 @@ export function extractIptablesSave(text: string, file: string): ParsedInput<Rul
   }
 
   const frozenTables: Table[] = tables.map((t) => {
+    // Rule lists of exactly their length (push() leaves room for 16 more: 100k chains × that adds up).
+    for (const c of t.chains.values()) if (c.rules.length > 0) c.rules = c.rules.slice();
     const chains: Chain[] = [...t.chains.values()];
     const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
     const table: Table = {

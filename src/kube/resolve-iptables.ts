@@ -51,7 +51,23 @@ interface Group {
   problems: string[];
 }
 
-export const evidenceOf = (r: Rule): Evidence => ({ file: r.file, line: r.line, text: r.raw, where: `${r.table}/${r.chain}` });
+// Evidence is built for rules chain by chain: the `table/chain` text is made once per chain.
+let lastTable: string | undefined;
+let lastChain: string | undefined;
+let lastWhere = '';
+
+export const evidenceOf = (r: Rule): Evidence => {
+  if (r.chain !== lastChain || r.table !== lastTable) {
+    lastTable = r.table;
+    lastChain = r.chain;
+    lastWhere = `${r.table}/${r.chain}`;
+  }
+  return { file: r.file, line: r.line, text: r.raw, where: lastWhere };
+};
+
+function pushEvidence(out: Evidence[], rules: readonly Rule[]): void {
+  for (let i = 0; i < rules.length; i++) out.push(evidenceOf(rules[i]));
+}
 
 function first<K extends Match['kind']>(r: Rule, kind: K, pred?: (m: Extract<Match, { kind: K }>) => boolean): Extract<Match, { kind: K }> | undefined {
   for (const m of r.matches) if (m.kind === kind && (!pred || pred(m as Extract<Match, { kind: K }>))) return m as Extract<Match, { kind: K }>;
@@ -186,14 +202,6 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
     }
     return g;
   };
-  const adoptIdentity = (g: Group, r: Rule) => {
-    if (g.identity) return;
-    const id = commentIdentity(r);
-    if (id) {
-      g.identity = id;
-      g.identitySource = 'comment';
-    }
-  };
 
   // 1. Per-Service chains in every table, grouped by hash.
   for (const t of rs.tables) {
@@ -214,7 +222,11 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
       const ps = target ? perServiceChain(target) : undefined;
       if (!ps) continue;
       const g = groupFor(ps.hash, ps.hash);
-      adoptIdentity(g, r);
+      const id = commentIdentity(r);
+      if (!g.identity && id) {
+        g.identity = id;
+        g.identitySource = 'comment';
+      }
       g.evidence.push(evidenceOf(r));
       const proto = ruleProtocol(r);
       const port = ruleDport(r);
@@ -224,7 +236,6 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
         continue;
       }
       const dst = ruleDestination(r);
-      const id = commentIdentity(r);
       let kind = classifyEntry(id?.rest ?? '', ps.role);
       if (!kind) kind = ps.role === 'SVC' || ps.role === 'SVL' ? (g.clusterIP === undefined ? 'cluster' : 'external') : g.chains.has('nat/FW') || ps.role === 'FW' ? 'loadbalancer' : 'external';
       if (kind === 'cluster') {
@@ -303,8 +314,10 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
 
   // 4. Read each group's chains.
   const results: ServicePort[] = [];
+  // Without addresses and routes no endpoint's locality can be known (endpointLocality says null).
+  const locality = snapshot.interfaces.length === 0 && snapshot.routes.length === 0 ? () => null : (ip: string) => endpointLocality(snapshot, ip);
   for (const g of groups.values()) {
-    const sp = buildServicePort(g, rs, snapshot);
+    const sp = buildServicePort(g, nat, locality);
     if (sp) results.push(sp);
   }
 
@@ -326,8 +339,7 @@ function hasChainsFor(g: Group): boolean {
   return [...g.chains.keys()].some((k) => k.startsWith('nat/'));
 }
 
-function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): ServicePort | undefined {
-  const nat = rs.tables.find((t) => t.name === 'nat');
+function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: string) => boolean | null): ServicePort | undefined {
   const chainIn = (table: Table | undefined, role: string) => (table ? g.chains.get(`${table.name}/${role}`) : undefined);
   const svc = chainIn(nat, 'SVC');
   const svl = chainIn(nat, 'SVL');
@@ -359,7 +371,7 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
   if (ext) {
     const targets = ext.rules.map(jumpTarget);
     if (targets.some((t) => t && perServiceChain(t)?.role === 'SVL')) externalTrafficPolicy = 'Local';
-    evidence.push(...ext.rules.map(evidenceOf));
+    pushEvidence(evidence, ext.rules);
   }
   if (g.externalLocal) externalTrafficPolicy = 'Local';
   const internalTrafficPolicy: 'Cluster' | 'Local' = g.clusterTarget === 'SVL' || g.internalLocal ? 'Local' : 'Cluster';
@@ -383,8 +395,8 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
   const read = balancing ? readBalancingChain(balancing) : undefined;
   const localRead = svl ? readBalancingChain(svl) : undefined;
   const localSeps = new Set((localRead?.endpoints ?? []).map((e) => e.sep));
-  if (balancing) evidence.push(...balancing.rules.map(evidenceOf));
-  if (svl && svl !== balancing) evidence.push(...svl.rules.map(evidenceOf));
+  if (balancing) pushEvidence(evidence, balancing.rules);
+  if (svl && svl !== balancing) pushEvidence(evidence, svl.rules);
 
   const endpoints: Endpoint[] = [];
   let seps: string[] = [];
@@ -393,12 +405,14 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
     if (read.endpoints.length > 0 && leftover > 1e-6) problems.push(`the probability ladder leaves ${(leftover * 100).toFixed(2)}% of new connections without an endpoint`);
     if (unreachableFrom !== undefined) problems.push(`endpoint rule ${unreachableFrom + 1} of ${balancing!.name} can never be reached (an earlier rule takes every packet)`);
     const n = read.endpoints.length;
+    let noZeroShares: boolean | undefined;
     for (let i = 0; i < n; i++) {
       const e = read.endpoints[i];
       seps.push(e.sep);
       const sepChain = nat?.chainsByName.get(e.sep);
       const dnat = dnatOf(sepChain);
-      const epEvidence: Evidence[] = [evidenceOf(e.rule), ...(sepChain?.rules.map(evidenceOf) ?? [])];
+      const epEvidence: Evidence[] = [evidenceOf(e.rule)];
+      if (sepChain) pushEvidence(epEvidence, sepChain.rules);
       let ip = dnat?.ip;
       let port = dnat?.port ?? null;
       if (!sepChain || sepChain.line === undefined) problems.push(`${balancing!.name} jumps to ${e.sep}, which is not declared`);
@@ -414,11 +428,11 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
         }
       }
       if (!ip) continue;
-      if (Math.abs(shares[i] - 1 / n) > 1e-6 && read.endpoints.every((x) => x.probability === undefined || x.probability > 0)) {
+      if (Math.abs(shares[i] - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || x.probability > 0))) {
         problems.push(`endpoint ${ip}:${port} gets ${(shares[i] * 100).toFixed(4)}% of new connections, not its equal share ${(100 / n).toFixed(4)}%`);
       }
-      const local = svl ? localSeps.has(e.sep) : endpointLocality(snapshot, ip);
-      endpoints.push({ ip, port, probability: Math.round(shares[i] * 1e10) / 1e10, local, via: e.sep, evidence: epEvidence });
+      const local = svl ? localSeps.has(e.sep) : locality(ip);
+      endpoints.push({ ip, port, probability: Math.round(shares[i] * 1e10) / 1e10, local, via: e.sep, evidence: epEvidence.slice() });
     }
   }
   seps = [...new Set(seps)];
@@ -448,8 +462,9 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
 
   let state: ServiceState = 'healthy';
   if (endpoints.length === 0) state = g.noLocalEndpoints && !g.noEndpoints ? 'no-local-endpoints' : 'no-endpoints';
-  else if (externalTrafficPolicy === 'Local' && endpoints.every((e) => e.local === false)) state = 'no-local-endpoints';
-  else if (g.noLocalEndpoints && externalTrafficPolicy === 'Local' && (localRead?.endpoints.length ?? 0) === 0) state = 'no-local-endpoints';
+  // A "has no local endpoints" DROP, or a Local policy (external or internal) with every endpoint elsewhere.
+  else if (g.noLocalEndpoints) state = 'no-local-endpoints';
+  else if ((externalTrafficPolicy === 'Local' || internalTrafficPolicy === 'Local') && endpoints.every((e) => e.local === false)) state = 'no-local-endpoints';
   if (state === 'healthy' && problems.length > 0) state = 'partial';
   if (balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.dropsNoLocal) {
     problems.push(`${balancing.name} has no endpoint rules`);
@@ -489,6 +504,7 @@ function buildServicePort(g: Group, rs: Ruleset, snapshot: NodeSnapshot): Servic
     chains,
     hashVerified,
     problems: [...new Set(problems)],
-    evidence,
+    // Exactly its length (push() leaves room for more; 10k Services' lists stay in memory).
+    evidence: evidence.slice(),
   };
 }
