@@ -2,7 +2,7 @@
  * kube-proxy's chain-name hashes (pkg/proxy/iptables/proxier.go portProtoHash and
  * servicePortEndpointChainName): base32(sha256(servicePortName + protocol [+ endpoint]))[:16].
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -27,10 +27,14 @@ export function servicePortName(namespace: string, name: string, portName: strin
   return portName ? `${namespace}/${name}:${portName}` : `${namespace}/${name}`;
 }
 
+// crypto.hash (Node ≥ 20.12) is the one-shot form: one call per endpoint adds up at 10k Services.
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'buffer') => Buffer }).hash;
+export const sha256 = (text: string): Buffer => (oneShot ? oneShot('sha256', text, 'buffer') : crypto.createHash('sha256').update(text).digest());
+
 export function portProtoHash(spn: string, protocol: string): string {
-  return base32(createHash('sha256').update(spn + protocol.toLowerCase()).digest()).slice(0, 16);
+  return base32(sha256(spn + protocol.toLowerCase())).slice(0, 16);
 }
 
 export function endpointHash(spn: string, protocol: string, endpoint: string): string {
-  return base32(createHash('sha256').update(spn + protocol.toLowerCase() + endpoint).digest()).slice(0, 16);
+  return base32(sha256(spn + protocol.toLowerCase() + endpoint)).slice(0, 16);
 }

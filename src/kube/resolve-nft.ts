@@ -27,9 +27,8 @@ import type { NftChain, NftElement, NftExpr, NftMapRef, NftOperand, NftRule, Nft
 import { nftTimeToSeconds, valueText } from '../model/nft.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr } from '../model/addr.js';
-import { createHash } from 'node:crypto';
 import { parseServiceComment } from './comments.js';
-import { base32, servicePortName } from './hash.js';
+import { base32, servicePortName, sha256 } from './hash.js';
 import { endpointLocality } from './locality.js';
 import type { Endpoint, Evidence, ForeignObject, Protocol, Resolution, ServicePort, ServiceState } from './types.js';
 import { compareServicePorts } from './types.js';
@@ -104,7 +103,7 @@ export function parseNftObjectName(text: string): NftObjectName | undefined {
 
 /** base32(sha256(name))[:8], kube-proxy's hashAndTruncate() prefix. */
 export function nftNameHash(name: string): string {
-  return base32(createHash('sha256').update(name).digest()).slice(0, 8);
+  return base32(sha256(name)).slice(0, 8);
 }
 
 /** Who owns a table that is not kube-proxy's. */

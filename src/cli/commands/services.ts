@@ -44,7 +44,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.service) services = services.filter(serviceSelector(opts.service));
   const filtered = { ...res, services };
   const c = chalkInit(colorEnabled(opts));
-  if (opts.output === 'json') process.stdout.write(renderJson(servicesJson(filtered, Boolean(opts.service))));
+  if (opts.output === 'json') process.stdout.write(renderJson(servicesJson(filtered, Boolean(opts.service)), { plain: true }));
   else if (opts.service) {
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
