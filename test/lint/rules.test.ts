@@ -412,3 +412,20 @@ describe('indexed lookupRoute (used by endpoint-unroutable on every endpoint)', 
     expect(found).toBeGreaterThan(100);
   });
 });
+
+describe('rules that read the resolution apply to nftables mode too', () => {
+  it('service-no-endpoints and local-policy-no-local-endpoints fire on a generated nftables node, naming the Services', async () => {
+    const c = generateCluster({ seed: 3, services: 40 });
+    const r = await lintFiles({ 'nft.txt': nftListing(c) });
+    const none = of(r, 'service-no-endpoints').map((f) => f.service);
+    expect(none).toContain('shapes/no-endpoints:http');
+    expect(of(r, 'local-policy-no-local-endpoints').map((f) => f.service)).toContain('shapes/nodeport-local-no-local-endpoints:http');
+  });
+  it('orphan-chain reports an nftables chain nothing reaches', async () => {
+    const c = generateCluster({ seed: 3, services: 40 });
+    // A stale per-Service chain left in kube-proxy's table (hand-written addition to the generated listing).
+    const listing = nftListing(c).replace(/\n}\n?$/, '\n\n\tchain service-AAAAAAAA-shapes/stale/tcp/http {\n\t\tgoto endpoint-BBBBBBBB-shapes/stale/tcp/http__10.244.9.9/80\n\t}\n}\n');
+    const f = of(await lintFiles({ 'nft.txt': listing }), 'orphan-chain');
+    expect(f.map((x) => x.message)).toEqual([expect.stringMatching(/^nftables chain service-AAAAAAAA-shapes\/stale\/tcp\/http is not reached/)]);
+  });
+});

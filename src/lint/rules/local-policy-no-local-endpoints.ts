@@ -23,7 +23,7 @@ export default createRule({
   },
   check(ctx) {
     for (const s of ctx.resolution.services) {
-      if (s.mode !== 'iptables' || s.state !== 'no-local-endpoints') continue;
+      if (s.mode === 'ipvs' || s.state !== 'no-local-endpoints') continue;
       const anchor = s.evidence.find((e) => /has no local endpoints/.test(e.text)) ?? s.evidence.find((e) => /KUBE-(SVL|EXT|XLB)-/.test(e.text)) ?? s.evidence[0];
       if (!anchor) continue;
       const label = ctx.serviceLabel(s);

@@ -8,7 +8,7 @@ const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
 export default createRule({
   id: 'orphan-chain',
   meta: {
-    description: 'A KUBE-SVC/SVL/EXT/FW/XLB/SEP chain that nothing jumps to, or that is declared but empty.',
+    description: 'A KUBE-SVC/SVL/EXT/FW/XLB/SEP chain (or a kube-proxy nftables chain) that nothing jumps to, or that is declared but empty.',
     severity: 'warning',
     docs: [
       'kube-proxy writes each per-Service chain (KUBE-SVC-, KUBE-SVL-, KUBE-EXT-, KUBE-FW-, KUBE-XLB-) and each',
@@ -26,9 +26,17 @@ export default createRule({
       orphan: '{{chain}} ({{table}}) is not jumped to from anywhere: stale state or a missing dispatch rule',
       orphanEmpty: '{{chain}} ({{table}}) is empty and not jumped to from anywhere: stale state',
       empty: '{{chain}} ({{table}}) is declared but empty, which kube-proxy never leaves it',
+      nftOrphan: 'nftables chain {{chain}} is not reached from any base chain or map element: stale state',
     },
   },
   check(ctx) {
+    // nftables mode: the resolver walks kube-proxy's table from its base chains and map elements.
+    for (const p of ctx.resolution.problems) {
+      const m = /^chain (\S+) is not reached from any base chain or map element/.exec(p.message);
+      const ev = p.evidence[0];
+      if (!m || !ev) continue;
+      ctx.report({ messageId: 'nftOrphan', data: { chain: m[1] }, file: ev.file, line: ev.line, column: 1, text: ev.text });
+    }
     for (const t of ctx.tables) {
       if (t.fragment) continue;
       for (const c of t.table.chains) {

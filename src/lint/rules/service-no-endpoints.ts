@@ -23,7 +23,8 @@ export default createRule({
   },
   check(ctx) {
     for (const s of ctx.resolution.services) {
-      if (s.mode !== 'iptables' || s.state !== 'no-endpoints') continue;
+      // IPVS mode has its own rule (ipvs-no-real-servers); iptables and nftables modes are read here.
+      if (s.mode === 'ipvs' || s.state !== 'no-endpoints') continue;
       const reject = s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
       if (!reject) continue;
       const where = [s.clusterIP ? `${s.clusterIP}:${s.port}/${s.protocol}` : undefined, s.nodePort !== null ? `NodePort ${s.nodePort}` : undefined].filter(Boolean).join(', ') || `port ${s.port}`;
