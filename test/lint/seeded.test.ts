@@ -55,10 +55,12 @@ describe('healthy dumps: no error-level findings', () => {
       expect(r.summary.error).toBe(0);
       expect(summaryOf(r.findings)).toEqual(['warning:ipvs-no-real-servers', 'warning:masquerade-not-random-fully']);
     });
-    it(`nftables mode, IPv${family}: no findings`, async () => {
+    it(`nftables mode, IPv${family}: only state warnings (Services without (local) endpoints)`, async () => {
       const c = generateCluster({ seed: 60 + family, services: 150, family });
       const r = await lintFiles({ 'nft.txt': nftListing(c), 'ip-route.txt': ipRoute(c), 'ip-addr.txt': ipAddr(c) });
-      expect(r.findings).toEqual([]);
+      expect(r.summary.error).toBe(0);
+      expect(summaryOf(r.findings)).toEqual(['warning:local-policy-no-local-endpoints', 'warning:service-no-endpoints']);
+      expect(r.findings.filter((f) => f.ruleId === 'service-no-endpoints').map((f) => f.service)).toEqual(expect.arrayContaining(['shapes/no-endpoints:http', 'shapes/nodeport-no-endpoints:http']));
     });
   }
 });
