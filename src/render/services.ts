@@ -10,14 +10,14 @@ export function serviceLabel(s: ServicePort): string {
   return `${s.namespace}/${s.name}${s.portName ? ':' + s.portName : ''}`;
 }
 
-function serviceType(s: ServicePort): string {
+export function serviceType(s: ServicePort): string {
   if (s.loadBalancerIPs.length) return 'LoadBalancer';
   if (s.nodePort !== null) return 'NodePort';
   if (s.clusterIP !== null) return 'ClusterIP';
   return s.externalIPs.length ? 'ExternalIP' : '?';
 }
 
-function policy(s: ServicePort): string {
+export function policySummary(s: ServicePort): string {
   const parts: string[] = [];
   if (s.externalTrafficPolicy === 'Local') parts.push('ext:Local');
   if (s.internalTrafficPolicy === 'Local') parts.push('int:Local');
@@ -52,7 +52,7 @@ export function renderServicesTable(res: Resolution, c: Colors): string {
       serviceType(s),
       `${formatHostPort(s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0] ?? '-', s.port)}/${s.protocol}`,
       s.nodePort === null ? '' : String(s.nodePort),
-      policy(s),
+      policySummary(s),
       endpointList(s),
       stateText(s, c),
     ]);

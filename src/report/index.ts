@@ -4,6 +4,7 @@
  * asked for. Built as a small document model, then rendered; every piece of dump text is
  * escaped for the target format (HTML entities; Markdown table/inline escaping).
  */
+import { policySummary, serviceType } from '../render/services.js';
 import type { Resolution, ServicePort } from '../kube/types.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { missingDumps, proxyModes } from '../load/snapshot.js';
@@ -56,22 +57,6 @@ export interface ReportOptions {
   readonly generatedAt?: string;
   /** At most this many lint findings listed (default 200). */
   readonly maxFindings?: number;
-}
-
-function serviceType(s: ServicePort): string {
-  if (s.loadBalancerIPs.length) return 'LoadBalancer';
-  if (s.nodePort !== null) return 'NodePort';
-  if (s.clusterIP !== null) return 'ClusterIP';
-  return s.externalIPs.length ? 'ExternalIP' : '?';
-}
-
-function policy(s: ServicePort): string {
-  const parts: string[] = [];
-  if (s.externalTrafficPolicy === 'Local') parts.push('ext:Local');
-  if (s.internalTrafficPolicy === 'Local') parts.push('int:Local');
-  if (s.sessionAffinity) parts.push(`affinity ${s.sessionAffinity.timeoutSeconds}s`);
-  if (s.loadBalancerSourceRanges.length) parts.push(`ranges ${s.loadBalancerSourceRanges.length}`);
-  return parts.join(', ') || 'Cluster';
 }
 
 /** The document, format-independent. */
@@ -134,7 +119,7 @@ export async function reportBlocks(snapshot: NodeSnapshot, res: Resolution, opts
         serviceType(s),
         `${formatHostPort(s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0] ?? '-', s.port)}/${s.protocol}`,
         s.nodePort === null ? '' : String(s.nodePort),
-        policy(s),
+        policySummary(s),
         `${s.endpoints.length} (${s.endpoints.filter((e) => e.local === true).length})`,
         s.state,
         s.problems.join('; '),

@@ -1,10 +1,10 @@
 /** `kpx trace VIP:PORT --node A -i CLUSTER_DIR`: the packet from node A to the pod's node and interface. */
+import { traceRequest } from './trace.js';
 import { traceAcross, type CrossTrace } from '../../cluster/trace.js';
 import { crossTraceJson, renderCrossTraceText } from '../../cluster/render.js';
 import { nodeByName } from '../../cluster/types.js';
 import { resolveServices } from '../../kube/resolve.js';
-import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
-import { protocolsFor, TraceInputError, type SourceSpec } from '../../trace/trace.js';
+import { protocolsFor, TraceInputError } from '../../trace/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson } from '../../render/json.js';
 import { ExitCode, UsageError } from '../exit.js';
@@ -23,21 +23,7 @@ export interface TraceAcrossCliOptions extends ClusterInputOptions {
 }
 
 export async function traceAcrossAction(destination: string, opts: TraceAcrossCliOptions): Promise<number> {
-  const dest = parseDestination(destination);
-  if (typeof dest === 'string') throw new UsageError(dest);
-  let protocol = dest.protocol;
-  if (opts.protocol) {
-    const p = opts.protocol.toLowerCase();
-    if (p !== 'tcp' && p !== 'udp' && p !== 'sctp') throw new UsageError(`-p ${opts.protocol}: expected tcp, udp or sctp`);
-    if (protocol && protocol !== p) throw new UsageError(`-p ${p} contradicts ${destination}`);
-    protocol = p as TraceProtocol;
-  }
-  const from: SourceSpec = opts.from === 'pod' || opts.from === 'external' || opts.from === 'node' ? opts.from : { ip: opts.from };
-  let sport: number | undefined;
-  if (opts.sport !== undefined) {
-    sport = Number(opts.sport);
-    if (!Number.isInteger(sport) || sport < 1 || sport > 65535) throw new UsageError(`--sport ${opts.sport}: expected a port number`);
-  }
+  const { dest, protocol, from, sport } = traceRequest(destination, opts);
   const cluster = await loadClusterFromOptions([], opts, opts.output === 'text');
   const first = nodeByName(cluster, opts.node);
   if (!first) throw new UsageError(`--node ${opts.node}: no such node in the bundle (nodes: ${cluster.nodes.map((n) => n.name).join(', ')})`);

@@ -19,8 +19,8 @@ export interface TraceCliOptions extends InputOptions {
   verbose?: boolean;
 }
 
-export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
-  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
+/** The packet asked for on the command line: destination, protocol, source and source port. */
+export function traceRequest(destination: string, opts: Pick<TraceCliOptions, 'protocol' | 'from' | 'sport'>) {
   const dest = parseDestination(destination);
   if (typeof dest === 'string') throw new UsageError(dest);
   let protocol = dest.protocol;
@@ -36,6 +36,12 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     sport = Number(opts.sport);
     if (!Number.isInteger(sport) || sport < 1 || sport > 65535) throw new UsageError(`--sport ${opts.sport}: expected a port number`);
   }
+  return { dest, protocol, from, sport };
+}
+
+export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
+  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
+  const { dest, protocol, from, sport } = traceRequest(destination, opts);
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
   const res = await resolveServices(snapshot);
   const protocols = protocol ? [protocol] : protocolsFor(res, dest, snapshot);
