@@ -151,3 +151,71 @@ export interface SynDocument {
   /** Tables named by `# Warning: table F N is managed by iptables-nft, do not touch!` lines. */
   readonly iptablesNftWarnings: readonly { readonly family: string; readonly name: string; readonly line: number }[];
 }
+
+// Printing helpers (nft's own notation), shared by the grammar's messages and the model.
+
+/** Render an operand roughly as nft prints it (for messages and comparisons). */
+export function operandText(o: SynOperand): string {
+  switch (o.kind) {
+    case 'payload':
+      return `${o.protocol} ${o.field}`;
+    case 'meta':
+      return `meta ${o.key}`;
+    case 'ct':
+      return o.dir ? `ct ${o.dir} ${o.key}` : `ct ${o.key}`;
+    case 'fib':
+      return `fib ${o.flags.join(' . ')} ${o.result}`;
+    case 'numgen':
+      return `numgen ${o.mode} mod ${o.mod}${o.offset ? ` offset ${o.offset}` : ''}`;
+    case 'selector':
+      return o.words.join(' ');
+    case 'concat':
+      return o.parts.map(operandText).join(' . ');
+    case 'binop':
+      return `${operandText(o.left)} ${o.op} ${operandText(o.right)}`;
+    case 'map':
+      return `${operandText(o.key)} map ${mapRefText(o.map)}`;
+    case 'set-ref':
+      return `@${o.name}`;
+    case 'set':
+      return `{ ${o.elements.map(elementText).join(', ')} }`;
+    case 'value':
+      return o.quoted ? `"${o.text}"` : o.text;
+    case 'list':
+      return o.items.join(',');
+  }
+}
+
+export function mapRefText(m: SynMapRef): string {
+  return m.kind === 'ref' ? `@${m.name}` : `{ ${m.elements.map(elementText).join(', ')} }`;
+}
+
+export function valueText(v: SynValue): string {
+  if (v.kind === 'data') return v.parts.join(' . ');
+  return v.chain !== undefined ? `${v.verdict} ${v.chain}` : v.verdict;
+}
+
+export function elementText(e: SynElement): string {
+  const k = e.key.join(' . ');
+  return e.value ? `${k} : ${valueText(e.value)}` : k;
+}
+
+/** Seconds to nft's printed form (10800 → `3h`, 90 → `1m30s`). */
+export function formatNftTime(seconds: number): string {
+  let ms = Math.round(seconds * 1000);
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
+    if (ms >= size) {
+      parts.push(`${Math.floor(ms / size)}${unit}`);
+      ms %= size;
+    }
+  }
+  return parts.length ? parts.join('') : '0s';
+}
+

@@ -4,6 +4,7 @@
  * starts (nft prints everything on one line, so usually line 1 with distinct columns).
  */
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
+import { formatNftTime } from './ast.js';
 import type {
   SynChain,
   SynDocument,
@@ -61,23 +62,6 @@ function lineCol(text: string, offset: number, starts: number[]): { line: number
   return { line: lo + 1, column: offset - starts[lo] + 1 };
 }
 
-function formatTime(seconds: number): string {
-  let ms = Math.round(seconds * 1000);
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
-  ] as const) {
-    if (ms >= size) {
-      parts.push(`${Math.floor(ms / size)}${unit}`);
-      ms %= size;
-    }
-  }
-  return parts.length ? parts.join('') : '0s';
-}
 
 const VERDICT_KEYS = new Set(['accept', 'drop', 'continue', 'return', 'jump', 'goto', 'queue']);
 const BINOPS = new Set(['&', '|', '^', '<<', '>>']);
@@ -115,8 +99,8 @@ function element(item: Json, isMap: boolean, line: number, column: number): SynE
   const meta = isObj(k) && isObj(k.elem) ? k.elem : undefined;
   if (meta) {
     if (typeof meta.comment === 'string') el.comment = meta.comment;
-    if (typeof meta.timeout === 'number') el.timeout = formatTime(meta.timeout);
-    if (typeof meta.expires === 'number') el.expires = formatTime(meta.expires);
+    if (typeof meta.timeout === 'number') el.timeout = formatNftTime(meta.timeout);
+    if (typeof meta.expires === 'number') el.expires = formatNftTime(meta.expires);
     if (isObj(meta.counter)) el.counter = { packets: Number(meta.counter.packets), bytes: Number(meta.counter.bytes) };
   }
   if (v !== undefined) el.value = verdictOf(v) ?? { kind: 'data', parts: keyParts(v) };
@@ -343,8 +327,8 @@ export function parseNftJsonSyntax(text: string, file: string): { doc: SynDocume
         const s: Mut<SynSet> = { name: String(o.name), kind, keyType: flagsOf(o.type), flags: flagsOf(o.flags), elements: [], line };
         if (isObj(o.type) || (Array.isArray(o.type) && o.type.some(isObj))) s.keyType = [JSON.stringify(o.type)];
         if (kind === 'map' && o.map !== undefined) s.valueType = Array.isArray(o.map) ? o.map.join(' . ') : String(o.map);
-        if (typeof o.timeout === 'number') s.timeout = formatTime(o.timeout);
-        if (typeof o['gc-interval'] === 'number') s.gcInterval = formatTime(o['gc-interval'] as number);
+        if (typeof o.timeout === 'number') s.timeout = formatNftTime(o.timeout);
+        if (typeof o['gc-interval'] === 'number') s.gcInterval = formatNftTime(o['gc-interval'] as number);
         if (typeof o.size === 'number') s.size = o.size;
         if (typeof o.policy === 'string') s.policy = o.policy;
         if (typeof o.comment === 'string') s.comment = o.comment;

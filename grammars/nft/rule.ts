@@ -4,6 +4,7 @@
  * `src/parser_bison.y`, printers in `src/expression.c`, `src/statement.c`). Whatever is not
  * recognised becomes an `unsupported` expression that keeps its text and column.
  */
+import { operandText } from './ast.js';
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import type {
   SynElement,
@@ -129,36 +130,6 @@ export function atomsText(atoms: readonly Atom[]): string {
   return atoms.map(atomText).join(' ');
 }
 
-function opText(o: SynOperand): string {
-  switch (o.kind) {
-    case 'payload':
-      return `${o.protocol} ${o.field}`;
-    case 'meta':
-      return `meta ${o.key}`;
-    case 'ct':
-      return o.dir ? `ct ${o.dir} ${o.key}` : `ct ${o.key}`;
-    case 'fib':
-      return `fib ${o.flags.join(' . ')} ${o.result}`;
-    case 'numgen':
-      return `numgen ${o.mode} mod ${o.mod}${o.offset ? ` offset ${o.offset}` : ''}`;
-    case 'selector':
-      return o.words.join(' ');
-    case 'concat':
-      return o.parts.map(opText).join(' . ');
-    case 'binop':
-      return `${opText(o.left)} ${o.op} ${opText(o.right)}`;
-    case 'map':
-      return `${opText(o.key)} map ${o.map.kind === 'ref' ? `@${o.map.name}` : '{ … }'}`;
-    case 'set-ref':
-      return `@${o.name}`;
-    case 'set':
-      return `{ ${o.elements.map((e) => e.key.join(' . ')).join(', ')} }`;
-    case 'value':
-      return o.quoted ? `"${o.text}"` : o.text;
-    case 'list':
-      return o.items.join(',');
-  }
-}
 
 // ---- selectors and operands -------------------------------------------------------------------
 
@@ -345,7 +316,7 @@ function parseOperand(c: Cursor, mode: Mode): SynOperand | undefined {
       const save = c.i;
       c.i++;
       const mask = parseValueAtom(c);
-      if (mask) left = { kind: 'value', text: `${opText(left)} / ${opText(mask)}` };
+      if (mask) left = { kind: 'value', text: `${operandText(left)} / ${operandText(mask)}` };
       else c.i = save;
     }
     return left;
@@ -541,7 +512,7 @@ function parseNat(c: Cursor, kind: 'dnat' | 'snat', column: number): SynExpr {
     c.i = save;
     const op = parseOperand(c, 'value');
     if (op && op.kind === 'map') map = { key: op.key, map: op.map };
-    else if (op) to = { text: opText(op) };
+    else if (op) to = { text: operandText(op) };
   } else if (a && a.t === 'word' && !NAT_FLAGS.has(a.text.split(',')[0])) {
     c.i++;
     to = splitHostPort(a.text);
@@ -728,8 +699,8 @@ function parseStatement(c: Cursor): SynExpr | undefined {
     c.i++;
     const expr = parseOperand(c, 'value');
     if (!expr) {
-      c.error(at, `expected a value after ${opText(lhs)} set`, 'expression');
-      return { kind: 'unsupported', text: `${opText(lhs)} set`, column };
+      c.error(at, `expected a value after ${operandText(lhs)} set`, 'expression');
+      return { kind: 'unsupported', text: `${operandText(lhs)} set`, column };
     }
     if ((lhs.kind === 'meta' || lhs.kind === 'ct') && lhs.key === 'mark' && !(lhs.kind === 'ct' && lhs.dir)) {
       return { kind: 'mark-set', target: lhs.kind, expr, column };
@@ -742,7 +713,7 @@ function parseStatement(c: Cursor): SynExpr | undefined {
     const map = parseMapRef(c);
     if (!map) {
       c.error(at, 'expected @map or { … } after vmap', '@name or {');
-      return { kind: 'unsupported', text: `${opText(lhs)} vmap`, column };
+      return { kind: 'unsupported', text: `${operandText(lhs)} vmap`, column };
     }
     return { kind: 'vmap', key: lhs, map, column };
   }
@@ -754,7 +725,7 @@ function parseStatement(c: Cursor): SynExpr | undefined {
   const rhsOk = rhsAt !== undefined && rhsAt.t !== 'handle' && rhsAt.t !== 'comment' && !(rhsAt.t === 'word' && NEVER_VALUE.has(rhsAt.text));
   const right = rhsOk ? parseOperand(c, 'rhs') : undefined;
   if (!right) {
-    c.error(rhsAt, `expected a value after ${opText(lhs)}${op === 'implicit' ? '' : ` ${op}`}`, 'value');
+    c.error(rhsAt, `expected a value after ${operandText(lhs)}${op === 'implicit' ? '' : ` ${op}`}`, 'value');
     if (rhsAt && rhsAt.t !== 'handle' && rhsAt.t !== 'comment') c.i++;
     return { kind: 'unsupported', text: atomsText(c.atoms.slice(start, c.i)), column };
   }

@@ -6,6 +6,8 @@
 
 import type { SynBinaryOp, SynElement, SynExpr, SynMapRef, SynNatTarget, SynOperand, SynRelOp, SynValue, SynVerdictName } from '../../grammars/nft/ast.js';
 
+export { elementText, formatNftTime, mapRefText, operandText, valueText } from '../../grammars/nft/ast.js';
+
 /** The whole listing. */
 export interface NftRuleset {
   readonly tables: readonly NftTable[];
@@ -103,52 +105,6 @@ export interface NftRule {
 // ---------------------------------------------------------------------------------------------
 // Pure helpers
 
-/** Render an operand roughly as nft prints it (for messages and comparisons). */
-export function operandText(o: NftOperand): string {
-  switch (o.kind) {
-    case 'payload':
-      return `${o.protocol} ${o.field}`;
-    case 'meta':
-      return `meta ${o.key}`;
-    case 'ct':
-      return o.dir ? `ct ${o.dir} ${o.key}` : `ct ${o.key}`;
-    case 'fib':
-      return `fib ${o.flags.join(' . ')} ${o.result}`;
-    case 'numgen':
-      return `numgen ${o.mode} mod ${o.mod}${o.offset ? ` offset ${o.offset}` : ''}`;
-    case 'selector':
-      return o.words.join(' ');
-    case 'concat':
-      return o.parts.map(operandText).join(' . ');
-    case 'binop':
-      return `${operandText(o.left)} ${o.op} ${operandText(o.right)}`;
-    case 'map':
-      return `${operandText(o.key)} map ${mapRefText(o.map)}`;
-    case 'set-ref':
-      return `@${o.name}`;
-    case 'set':
-      return `{ ${o.elements.map(elementText).join(', ')} }`;
-    case 'value':
-      return o.quoted ? `"${o.text}"` : o.text;
-    case 'list':
-      return o.items.join(',');
-  }
-}
-
-export function mapRefText(m: NftMapRef): string {
-  return m.kind === 'ref' ? `@${m.name}` : `{ ${m.elements.map(elementText).join(', ')} }`;
-}
-
-export function valueText(v: NftValue): string {
-  if (v.kind === 'data') return v.parts.join(' . ');
-  return v.chain !== undefined ? `${v.verdict} ${v.chain}` : v.verdict;
-}
-
-export function elementText(e: NftElement): string {
-  const k = e.key.join(' . ');
-  return e.value ? `${k} : ${valueText(e.value)}` : k;
-}
-
 /** The values a match's right side stands for: set elements' keys, list items, or one value. */
 export function rightValues(o: NftOperand): readonly string[] | undefined {
   if (o.kind === 'value') return [o.text];
@@ -189,25 +145,6 @@ export function nftTimeToSeconds(text: string): number | undefined {
   }
   if (consumed !== text.length || consumed === 0) return /^\d+$/.test(text) ? Number(text) : undefined;
   return total;
-}
-
-/** Seconds to nft's printed form (10800 → `3h`, 90 → `1m30s`). */
-export function formatNftTime(seconds: number): string {
-  let ms = Math.round(seconds * 1000);
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
-  ] as const) {
-    if (ms >= size) {
-      parts.push(`${Math.floor(ms / size)}${unit}`);
-      ms %= size;
-    }
-  }
-  return parts.length ? parts.join('') : '0s';
 }
 
 /** Standard named priorities (nftables `src/rule.c` std_prios / bridge_std_prios). */
