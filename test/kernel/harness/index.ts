@@ -571,8 +571,9 @@ class Node implements KernelNode {
     const flush = this.dynamicSets();
     if (flush) node.exec('nft', ['-f', '-'], flush);
 
-    // Without a CPU plan an IPv6 REJECT is only seen after the SYN retransmit (1 s RTO).
-    const tcpDefault = family === 6 && this.cpus.sender === undefined ? 1500 : 1000;
+    // IPv6 TCP: a REJECT's ICMPv6 error can arrive while connect() still holds the socket lock and be kept as a soft error;
+    // the SYN retransmit at ~1 s then reports it. Wait past that even when CPU pinning is in place (busy CI machines).
+    const tcpDefault = family === 6 ? 2000 : 1000;
     const timeoutMs = c.timeoutMs ?? (c.proto === 'tcp' ? tcpDefault : c.proto === 'udp' ? 700 : 500);
     const ports = this.sports(c.packets);
     const spec = {
