@@ -14,6 +14,8 @@ export type FormatId =
   | 'ip-route-json'
   | 'ip-addr'
   | 'ip-addr-json'
+  | 'ip-rule'
+  | 'ip-rule-json'
   | 'sysctl'
   | 'nft'
   | 'nft-json';

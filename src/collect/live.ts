@@ -42,6 +42,8 @@ export const STEPS: readonly Step[] = [
   { file: 'ipvsadm-Ln.txt', cmd: 'ipvsadm', args: ['-Ln'], when: () => existsSync('/proc/net/ip_vs') },
   { file: 'ip-route.txt', cmd: 'ip', args: ['route', 'show', 'table', 'all'] },
   { file: 'ip6-route.txt', cmd: 'ip', args: ['-6', 'route', 'show', 'table', 'all'] },
+  { file: 'ip-rule.txt', cmd: 'ip', args: ['rule', 'show'] },
+  { file: 'ip6-rule.txt', cmd: 'ip', args: ['-6', 'rule', 'show'] },
   { file: 'ip-addr.txt', cmd: 'ip', args: ['addr'] },
   { file: 'nft-ruleset.txt', cmd: 'nft', args: ['list', 'ruleset'] },
   { file: 'sysctl.txt', cmd: 'sysctl', args: ['-e', ...SYSCTLS] },

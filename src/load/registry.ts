@@ -9,6 +9,7 @@ import { ipvsadmSniffer } from '../../grammars/ipvsadm/sniff.js';
 import { ipRouteJsonSniffer, ipRouteSniffer } from '../../grammars/iproute/sniff.js';
 import { ipAddrJsonSniffer, ipAddrSniffer } from '../../grammars/ipaddr/sniff.js';
 import { sysctlSniffer } from '../../grammars/sysctl/sniff.js';
+import { ipRuleJsonSniffer, ipRuleSniffer } from '../../grammars/iprule/sniff.js';
 import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
@@ -20,6 +21,8 @@ export const sniffers: readonly FormatSniffer[] = [
   ipRouteJsonSniffer,
   ipAddrSniffer,
   ipAddrJsonSniffer,
+  ipRuleSniffer,
+  ipRuleJsonSniffer,
   sysctlSniffer,
   nftSniffer,
   nftJsonSniffer,
@@ -43,6 +46,10 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/ipaddr.js')).ipAddrParser;
     case 'ip-addr-json':
       return (await import('../extract/ipaddr.js')).ipAddrJsonParser;
+    case 'ip-rule':
+      return (await import('../extract/iprule.js')).ipRuleParser;
+    case 'ip-rule-json':
+      return (await import('../extract/iprule.js')).ipRuleJsonParser;
     case 'sysctl':
       return (await import('../extract/sysctl.js')).sysctlParser;
     case 'nft':

@@ -12,6 +12,7 @@ import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
 import type { Route, RouteDump } from '../model/route.js';
 import type { AddrDump, NetInterface } from '../model/iface.js';
+import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
 import { parseIp, type Ip } from '../model/addr.js';
@@ -32,6 +33,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const ipsets: IpSet[] = [];
   const ipvs: IpvsDump[] = [];
   const routes: Route[] = [];
+  const policyRules: PolicyRule[] = [];
   const interfaces: NetInterface[] = [];
   const nft: NftRuleset[] = [];
   const sysctls = new Map<string, { value: string; file: string; line: number }>();
@@ -57,6 +59,10 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'ip-addr-json':
         interfaces.push(...(data as AddrDump).interfaces);
         break;
+      case 'ip-rule':
+      case 'ip-rule-json':
+        policyRules.push(...(data as PolicyRuleDump).rules);
+        break;
       case 'sysctl':
         for (const e of (data as SysctlDump).entries) sysctls.set(e.key, { value: e.value, file: f.path, line: e.line });
         break;
@@ -76,6 +82,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     ipsetsByName: new Map(ipsets.map((s) => [s.name, s])),
     ipvs,
     routes,
+    policyRules,
     interfaces,
     sysctls,
     nft,

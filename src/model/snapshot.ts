@@ -6,6 +6,7 @@ import type { Ruleset } from './netfilter.js';
 import type { IpSet } from './ipset.js';
 import type { IpvsDump } from './ipvs.js';
 import type { Route } from './route.js';
+import type { PolicyRule } from './policy.js';
 import type { NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
 import type { Diagnostic } from '../source/index.js';
@@ -29,6 +30,8 @@ export interface NodeSnapshot {
   readonly ipsetsByName: ReadonlyMap<string, IpSet>;
   readonly ipvs: readonly IpvsDump[];
   readonly routes: readonly Route[];
+  /** `ip rule` (policy routing); empty = the kernel's default rules. */
+  readonly policyRules: readonly PolicyRule[];
   readonly interfaces: readonly NetInterface[];
   readonly sysctls: ReadonlyMap<string, { readonly value: string; readonly file: string; readonly line: number }>;
   readonly nft: readonly NftRuleset[];

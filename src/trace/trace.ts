@@ -11,7 +11,7 @@ import { buildContext, isLocalAddress, type TraceAssumptions, type TraceContext 
 import { cloneBranch, walkTable, type Branch } from './iptables.js';
 import type { PathState } from './match.js';
 import type { Destination, TraceProtocol } from './packet.js';
-import { describeRoute } from './route.js';
+import { describeRoute, routeFor } from './route.js';
 import { ipvsStage } from './ipvs.js';
 import { nftBaseChains, walkNftChain } from './nft.js';
 import type { NftChain, NftTable } from '../model/nft.js';
@@ -241,8 +241,10 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
   const finished: Branch[] = [];
   const delivered: { b: Branch; delivery: 'local' | 'forward' }[] = [];
 
+  // Locally generated packets are routed with iif lo (the kernel's flowi), arriving ones with their input interface.
+  const query = (b: Branch) => ({ src: b.st.src, mark: b.st.mark, ...(source.local ? { iif: 'lo' } : b.st.inInterface ? { iif: b.st.inInterface } : {}) });
   const routeOut = (b: Branch) => {
-    const r = lookupRoute(snapshot.routes, b.st.dst);
+    const r = routeFor(snapshot, { ...query(b), dst: b.st.dst }).route;
     if (r?.dev) b.st.outInterface = r.dev;
   };
 
@@ -287,7 +289,7 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
 
   const outcomes: TraceOutcome[] = [];
   const outcome = (b: Branch, verdict: Verdict, delivery: TraceOutcome['delivery']): TraceOutcome => {
-    const route = delivery === 'stopped' ? null : describeRoute(snapshot, b.st.dst);
+    const route = delivery === 'stopped' ? null : describeRoute(snapshot, b.st.dst, query(b));
     return {
       probability: round(b.probability),
       verdict,

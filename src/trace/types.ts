@@ -22,6 +22,8 @@ export interface RouteInfo {
   readonly via?: string;
   readonly src?: string;
   readonly table: string;
+  /** The `ip rule` that chose the table, when not one of the default rules. */
+  readonly policyRule?: string;
   /** pod-veth, bridge, tunnel, physical… */
   readonly interfaceRole?: string;
   /** `local pod interface`, `another node via 172.18.0.3`, `blackhole`… */

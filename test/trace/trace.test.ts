@@ -185,3 +185,26 @@ COMMIT
     expect(t.outcomes.every((o) => !o.steps.some((s) => s.table === 'nat'))).toBe(true);
   });
 });
+
+describe('policy routing (ip rule) after DNAT', () => {
+  it('routes with the table an ip rule picks for the packet, and says which rule', async () => {
+    const dir = mkdtempSync(join(tmp, 'rules-'));
+    const { readFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'iptables-save.txt'), readFileSync(KIND, 'utf8'));
+    // Hand-written, in `ip route show table all` / `ip rule show` form: pod traffic uses table 100.
+    writeFileSync(join(dir, 'ip-route.txt'), 'default via 172.18.0.1 dev eth0 \n10.244.0.0/24 dev cni0 proto kernel scope link src 10.244.0.1 \n172.18.0.0/16 dev eth0 proto kernel scope link src 172.18.0.2 \n10.244.0.0/16 via 172.18.0.9 dev eth0 table 100 \n');
+    writeFileSync(join(dir, 'ip-rule.txt'), '0:\tfrom all lookup local\n100:\tfrom 10.244.0.0/16 lookup 100\n32766:\tfrom all lookup main\n32767:\tfrom all lookup default\n');
+    const snap = await loadSnapshot([dir], { nodeIps: ['172.18.0.2'] });
+    expect(snap.files.map((f) => f.format).sort()).toEqual(['ip-route', 'ip-rule', 'iptables-save']);
+    const [fromPod] = await trace(snap, '10.96.0.10:53/udp', { ip: '10.244.0.50' });
+    expect(fromPod.outcomes.map((o) => [o.destination, o.route?.via, o.route?.policyRule?.startsWith('100:\tfrom 10.244.0.0/16 lookup 100')])).toEqual([
+      ['10.244.0.3:53', '172.18.0.9', true],
+      ['10.244.0.4:53', '172.18.0.9', true],
+    ]);
+    const [fromOutside] = await trace(snap, '10.96.0.10:53/udp', 'external');
+    expect(fromOutside.outcomes.map((o) => [o.route?.dev, o.route?.policyRule])).toEqual([
+      ['cni0', undefined],
+      ['cni0', undefined],
+    ]);
+  });
+});
