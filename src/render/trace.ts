@@ -41,6 +41,7 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
       if (s.text && opts.verbose) lines.push(c.dim(`        ${printable(s.text, 240)}`));
     }
     if (o.route) lines.push(`    route  ${o.route.summary}${o.route.line ? c.dim(`  (${o.route.file}:${o.route.line})`) : ''}`);
+    if (o.route?.policyRule) lines.push(c.dim(`           chosen by ip rule ${printable(o.route.policyRule, 160)}`));
     if (o.route?.problem) lines.push(c.red(`    problem: ${o.route.problem}`));
     void i;
   });
