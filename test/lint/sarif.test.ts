@@ -4,13 +4,14 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import Ajv04 from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
 import { RULES } from '../../src/lint/index.js';
 import { artifactUri, sarifLog } from '../../src/render/sarif.js';
 import { KIND, lineOf, lintFiles, replaceOnce } from './helpers.js';
 
 const require = createRequire(import.meta.url);
+// CommonJS packages whose typings declare an ES default export: load them as CommonJS.
+const Ajv04 = (require('ajv-draft-04') as { default: (typeof import('ajv-draft-04'))['default'] }).default;
+const addFormats = (require('ajv-formats') as { default: (typeof import('ajv-formats'))['default'] }).default;
 const schema = require('../fixtures/sarif/sarif-2.1.0-rtm.5.json') as object;
 
 function validator() {
