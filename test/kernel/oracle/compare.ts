@@ -289,6 +289,18 @@ export function compare(
   // (d) the split.
   const chi = chiSquareConsistent(obs.outcomes, prediction.probs, alpha);
   if (!chi.consistent) problems.push(`split: ${chi.reason} (kernel ${fmtCounts(obs.outcomes)}, kpx ${fmtProbs(prediction.probs)})`);
+  else {
+    // The chi-square test spreads its power over every outcome; packetsFor() sizes N so that one
+    // wrong share is caught by its own binomial test. Check each outcome too (Bonferroni: α/k each).
+    const keys = Object.keys(prediction.probs).filter((k) => prediction.probs[k] > 0);
+    const total = Object.values(obs.outcomes).reduce((a, b) => a + b, 0);
+    for (const k of keys) {
+      const seen = obs.outcomes[k] ?? 0;
+      if (keys.length > 1 && !binomialConsistent(seen, total, prediction.probs[k], alpha / keys.length)) {
+        problems.push(`split: chi2 passed but ${k} got ${seen}/${total}, far from kpx's ${(prediction.probs[k] * 100).toFixed(2)}% (binomial, α=${alpha}/${keys.length}; kernel ${fmtCounts(obs.outcomes)})`);
+      }
+    }
+  }
 
   const premiseProblems: string[] = [];
   if (premise?.verdicts) {
