@@ -1,6 +1,8 @@
 /**
  * Cheap sniffers for `ip addr` text (full, `-o`, `-br`) and `ip -j addr` JSON. No parser is loaded.
  */
+import { jsonHead } from '../iproute/sniff.js';
+
 /** Structurally a `FormatSniffer` (src/load/format.ts); grammars do not import from src/. */
 export interface Sniffer<Id extends string> {
   readonly id: Id;
@@ -42,15 +44,6 @@ export const ipAddrSniffer: Sniffer<'ip-addr'> = {
   },
 };
 
-function jsonHead(lines: readonly string[]): string {
-  let out = '';
-  for (const l of lines) {
-    if (out === '' && (l.trim() === '' || NOISE.test(l))) continue;
-    out += l + '\n';
-    if (out.length > 4096) break;
-  }
-  return out.trimStart();
-}
 
 export const ipAddrJsonSniffer: Sniffer<'ip-addr-json'> = {
   id: 'ip-addr-json',

@@ -111,8 +111,11 @@ export interface SynChain {
 export interface SynSet {
   readonly name: string;
   readonly kind: 'set' | 'map';
+  /** `type` data types, one per concatenation part; for `typeof` sets the expression texts. */
   readonly keyType: readonly string[];
+  /** The `typeof` key text as printed, when the set was declared with typeof. */
   readonly typeof?: string;
+  /** Map value type: 'verdict' for verdict maps, `ipv4_addr . inet_service` for nat maps. */
   readonly valueType?: string;
   readonly flags: readonly string[];
   readonly timeout?: string;

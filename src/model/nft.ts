@@ -4,7 +4,7 @@
  * The expression shapes are documented with examples in grammars/nft/README.md.
  */
 
-import type { SynBinaryOp, SynElement, SynExpr, SynMapRef, SynNatTarget, SynOperand, SynRelOp, SynValue, SynVerdictName } from '../../grammars/nft/ast.js';
+import type { SynBinaryOp, SynElement, SynExpr, SynMapRef, SynNatTarget, SynOperand, SynRelOp, SynRule, SynSet, SynValue, SynVerdictName } from '../../grammars/nft/ast.js';
 
 export { elementText, formatNftTime, mapRefText, operandText, valueText } from '../../grammars/nft/ast.js';
 
@@ -50,26 +50,7 @@ export interface NftChain {
   readonly handle?: number;
 }
 
-export interface NftSet {
-  readonly name: string;
-  readonly kind: 'set' | 'map';
-  /** `type` data types, one per concatenation part; for `typeof` sets the expression texts. */
-  readonly keyType: readonly string[];
-  /** The `typeof` key text as printed, when the set was declared with typeof. */
-  readonly typeof?: string;
-  /** Map value type: 'verdict' for verdict maps, `ipv4_addr . inet_service` for nat maps. */
-  readonly valueType?: string;
-  readonly flags: readonly string[];
-  readonly timeout?: string;
-  readonly gcInterval?: string;
-  readonly size?: number;
-  readonly counter?: boolean;
-  readonly policy?: string;
-  readonly comment?: string;
-  readonly elements: readonly NftElement[];
-  readonly line: number;
-  readonly handle?: number;
-}
+export type NftSet = SynSet;
 
 /*
  * Elements, values and expressions have exactly the grammar's shapes (grammars/nft/ast.ts,
@@ -92,15 +73,7 @@ export type NftRelOp = SynRelOp;
 export type NftNatTarget = SynNatTarget;
 export type NftExpr = SynExpr;
 
-export interface NftRule {
-  readonly exprs: readonly NftExpr[];
-  readonly comment?: string;
-  readonly handle?: number;
-  readonly counter?: { readonly packets: number; readonly bytes: number };
-  readonly raw: string;
-  readonly line: number;
-  readonly column: number;
-}
+export type NftRule = SynRule;
 
 // ---------------------------------------------------------------------------------------------
 // Pure helpers
