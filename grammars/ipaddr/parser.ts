@@ -6,7 +6,7 @@
  *   segment  := Inet words | LinkType words | ValidLft words | Altname words | Word words   -- the last: -d/-s details, -br rows
  *   words    := AnyWord*
  */
-import { EmbeddedActionsParser, Lexer, type IToken } from 'chevrotain';
+import { EmbeddedActionsParser, Lexer, type IToken } from '../common/chevrotain.js';
 import * as t from './tokens.js';
 
 export interface Tok {

@@ -3,7 +3,7 @@
  * Values are generic Words; the extractor gives them meaning by the keyword before them.
  * `\` separates the parts of one record in `-o` (one-line) output.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from '../common/chevrotain.js';
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
 export const AnyWord = createToken({ name: 'AnyWord', pattern: Lexer.NA });

@@ -8,7 +8,7 @@
  *   attr     := ValueKey AnyWord | 'via' Family? AnyWord | MetricKey 'lock'? AnyWord
  *             | 'lock' MetricKey AnyWord | FlagKey | 'encap' AnyWord Word* | Word   -- Word: unknown, kept
  */
-import { EmbeddedActionsParser, Lexer, type IToken } from 'chevrotain';
+import { EmbeddedActionsParser, Lexer, type IToken } from '../common/chevrotain.js';
 import * as t from './tokens.js';
 
 export interface Tok {

@@ -8,7 +8,7 @@
  * Order matters: `AngleList` (`<local,brd>` after `cache`) before `Word`; each keyword uses
  * `longer_alt: Word` so `devX` or `local0` stay Words.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from '../common/chevrotain.js';
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
 export const AnyWord = createToken({ name: 'AnyWord', pattern: Lexer.NA });

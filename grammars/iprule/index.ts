@@ -5,7 +5,7 @@
  * `unreachable` | `blackhole` | `prohibit` | `nop`. Lexed with Chevrotain (priority, `not`,
  * words); the words are read pairwise. `ip -j rule` is JSON (see json.ts).
  */
-import { createToken, Lexer } from 'chevrotain';
+import { createToken, Lexer } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 

@@ -3,7 +3,7 @@
  * create+add entries with token positions. No value interpretation here (addresses, ports,
  * numbers): that is src/extract/ipset.ts. Never throws on user input.
  */
-import { Lexer, type ILexingResult, type IRecognitionException, type IToken, EOF } from 'chevrotain';
+import { Lexer, type ILexingResult, type IRecognitionException, type IToken, EOF } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 import { splitOptions, type OptionSyntax } from './options.js';

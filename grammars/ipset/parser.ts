@@ -25,7 +25,7 @@ import {
   type IParserErrorMessageProvider,
   type IToken,
   type TokenType,
-} from 'chevrotain';
+} from '../common/chevrotain.js';
 import * as t from './tokens.js';
 
 /** A token as the rest of kpx sees it: text plus 1-based line and columns (end exclusive). */

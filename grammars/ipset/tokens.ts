@@ -15,7 +15,7 @@
  * Whitespace is skipped (columns survive on the tokens). Newlines separate lines: the input is
  * tokenized once and the tokens are grouped by line before parsing line by line.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from '../common/chevrotain.js';
 
 /**
  * JS `\s` minus `\n`, spelled out (tabs, NBSP and other Unicode spaces from web pages): Chevrotain

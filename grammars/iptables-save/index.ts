@@ -3,7 +3,7 @@
  * one per non-blank line. Each line is lexed and parsed on its own, so a bad line becomes one
  * diagnostic and an `unsupported` entry, and the next line is read as usual.
  */
-import type { IToken, IRecognitionException, ILexingError, Lexer } from 'chevrotain';
+import type { IToken, IRecognitionException, ILexingError, Lexer } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
 import { lineTools, type IptablesLineParser } from './parser.js';

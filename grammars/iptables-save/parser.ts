@@ -9,7 +9,7 @@
  *                | -m module option* | (-j|-g) target option* | option   (implicit -m PROTO)
  *   option      := [!] --name [!] arg*        (getopt: some options take the next word, whatever it is)
  */
-import { EmbeddedActionsParser, EOF, Lexer, type IOrAlt, type IToken, type TokenType } from 'chevrotain';
+import { EmbeddedActionsParser, EOF, Lexer, type IOrAlt, type IToken, type TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
 import type { ChainCommand, GenericOption, LineSyntax, OptionSyntax, RuleCommand, RuleItem } from './syntax.js';
 import { intern } from './tokens.js';

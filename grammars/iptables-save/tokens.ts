@@ -7,7 +7,7 @@
  * keyword-by-lookup approach, instead of two dozen option regexes tried in turn.
  * The option pattern ends with `(?![^\s])` so `-s` does not match the start of `-set`.
  */
-import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type IToken, type TokenType } from '../common/chevrotain.js';
 
 const END = '(?![^\\s])';
 

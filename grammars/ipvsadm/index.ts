@@ -7,7 +7,7 @@
  * with whitespace-normalised regular expressions; every other line is lexed and parsed with the
  * Chevrotain line grammar in ./parser.ts. One bad line gives one diagnostic; parsing continues.
  */
-import { Lexer, type ILexingResult, type IRecognitionException } from 'chevrotain';
+import { Lexer, type ILexingResult, type IRecognitionException } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 import { IpvsadmLineParser, type LineSyntax } from './parser.js';

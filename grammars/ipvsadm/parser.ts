@@ -12,7 +12,7 @@
  *   saveLine       := ('-A'|'-a') SERVICE_OPT target ( option [value] | 'pe' word | 'ops' )*
  *   connectionLine := proto expire state source virtual destination [pe-name [pe-data]]
  */
-import { EmbeddedActionsParser, type IToken, type TokenType } from 'chevrotain';
+import { EmbeddedActionsParser, type IToken, type TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
 
 /** A token of a line: text and 1-based columns (endColumn exclusive). */

@@ -13,7 +13,7 @@
  * Every keyword/option/number pattern ends with `(?![^\s()])`, so `persistent` does not match
  * the start of `persistent.example.com:http` and `125K` is not the start of `125Kb`.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from '../common/chevrotain.js';
 
 const END = '(?![^\\s()])';
 

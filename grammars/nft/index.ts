@@ -6,7 +6,7 @@
  * lexed and parsed by ./parser.ts (Chevrotain) and classified by ./rule.ts. One bad line gives
  * diagnostics for that line only; parsing goes on with the next.
  */
-import type { IToken } from 'chevrotain';
+import type { IToken } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 import type { SynChain, SynDocument, SynElement, SynSet, SynTable, SynUnsupported } from './ast.js';

@@ -6,7 +6,7 @@
  * decided by ./rule.ts. Keeping keywords out of the lexer lets chain names like `input`,
  * `filter` or `service-…/tcp/` and values like `tcp` pass as ordinary words.
  */
-import { createToken, EmbeddedActionsParser, Lexer, type IToken, type TokenType } from 'chevrotain';
+import { createToken, EmbeddedActionsParser, Lexer, type IToken, type TokenType } from '../common/chevrotain.js';
 
 // ---- tokens -----------------------------------------------------------------------------------
 // Order matters: comments and strings first; operator tokens before Word with longer_alt: Word,
