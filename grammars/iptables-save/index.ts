@@ -8,7 +8,7 @@ import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
 import { lineTools, type IptablesLineParser } from './parser.js';
 import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
-import type { DocumentEntry, LineSyntax, SaveComment } from './syntax.js';
+import type { DocumentEntry, LineSyntax, RuleItem, SaveComment } from './syntax.js';
 
 export * from './syntax.js';
 
@@ -90,8 +90,37 @@ export function scanIptablesSave(text: string, file: string, sink: IptablesSaveS
   const { lexer, parser } = lineTools();
   resetInterned();
   parser.resetScan();
+  scanning = true;
   try {
     return scanLines(text, input, file, sink, lexer, parser);
+  } finally {
+    scanning = false;
+    resetInterned();
+    parser.resetScan();
+  }
+}
+
+/** A scan is running: the shared parser's per-scan state belongs to it. */
+let scanning = false;
+
+/**
+ * The items of one rule line read again from its text (indentation removed; `column` is where
+ * the text starts in its line, so item columns come out as the scan gave them). The model keeps
+ * a rule's text and typed reading, not this syntax: re-reading the few rules someone prints
+ * costs less than keeping 300k rules' syntax in memory (issue 8). Undefined when `text` is not
+ * a rule line.
+ */
+export function parseRuleItems(text: string, column: number): readonly RuleItem[] | undefined {
+  if (scanning) throw new Error('parseRuleItems() cannot run inside a scan');
+  const { lexer, parser } = lineTools();
+  try {
+    const lexed = lexer.tokenize(text);
+    if (lexed.errors.length > 0) return undefined;
+    refineOptions(lexed.tokens);
+    parser.base = 1 - column;
+    parser.input = lexed.tokens;
+    const syntax = parser.line();
+    return parser.errors.length === 0 && syntax.kind === 'rule' ? syntax.items : undefined;
   } finally {
     resetInterned();
     parser.resetScan();
@@ -330,7 +359,8 @@ function readOtherLine(
     return joined;
   }
   refineOptions(lexed.tokens);
-  parser.base = 0;
+  // Columns count from the start of the line as written (a rebuilt line was lexed without its indentation).
+  parser.base = -shift;
   parser.input = lexed.tokens;
   const syntax = parser.line();
   if (parser.errors.length > 0) {

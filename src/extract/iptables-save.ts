@@ -3,12 +3,12 @@
  * (`-N`, `-P`, `-I`), keeps every line: what is not a table/chain/rule goes to comments,
  * commands, noise or unsupported, each with its line.
  */
-import { scanIptablesSave, type DocumentEntry, type LineSyntax } from '../../grammars/iptables-save/index.js';
+import { parseRuleItems, scanIptablesSave, type DocumentEntry, type LineSyntax, type RuleItem } from '../../grammars/iptables-save/index.js';
 
 type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import type { FormatParser, ParsedInput } from '../load/format.js';
-import { BUILTIN_CHAINS, type Chain, type Counters, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/iptables-save/syntax.js';
 import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
 
@@ -30,7 +30,7 @@ interface MutableChain {
   policy?: string;
   counters?: Counters;
   line?: number;
-  rules: Rule[];
+  rules: SavedRule[];
 }
 
 interface MutableTable {
@@ -53,6 +53,56 @@ interface PendingRules {
   text: string[];
 }
 const noPending = (): PendingRules => ({ syntax: [], line: [], column: [], text: [] });
+
+/**
+ * A rule read from a dump. It keeps its text and its typed reading; its syntax (`items`) is read
+ * again from the text when asked for (printing, round trips), because keeping every rule's
+ * syntax objects was half of a big dump's model and much of its load time in garbage
+ * collection (issue 8). Every rule has the same fields in the same order, so the code that
+ * walks 300k of them sees one object shape.
+ */
+class SavedRule implements Rule {
+  constructor(
+    readonly table: string,
+    readonly chain: string,
+    public index: number,
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    readonly raw: string,
+    readonly matches: readonly Match[],
+    readonly comments: readonly string[],
+    readonly comment: string | undefined,
+    readonly target: Target | undefined,
+    readonly counters: Counters | undefined,
+  ) {}
+
+  get items(): readonly RuleItem[] {
+    const items = parseRuleItems(this.raw, this.column);
+    // The text parsed as this rule when the dump was read; the same grammar reads it the same way.
+    if (items === undefined) throw new Error(`internal: ${this.file}:${this.line} no longer parses as a rule`);
+    return items;
+  }
+
+  /** The model as JSON (`kpx dump -o json`): the fields as they always were, syntax included. */
+  toJSON(): Record<string, unknown> {
+    return {
+      table: this.table,
+      chain: this.chain,
+      index: this.index,
+      file: this.file,
+      line: this.line,
+      column: this.column,
+      raw: this.raw,
+      items: this.items,
+      matches: this.matches,
+      comments: this.comments,
+      comment: this.comment,
+      target: this.target,
+      counters: this.counters,
+    };
+  }
+}
 
 const counters = (c: readonly [string, string] | undefined): Counters | undefined => (c ? { packets: c[0], bytes: c[1] } : undefined);
 
@@ -215,25 +265,24 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
         diagnostics.push(diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, pLine, pColumn));
         continue;
       }
-      const rule: { -readonly [K in keyof Rule]: Rule[K] } = {
-        table: t.name,
-        chain: s.chain,
+      const rule = new SavedRule(
+        t.name,
+        s.chain,
         index,
         file,
-        line: pLine,
-        column: pColumn,
-        raw: pText,
-        items: s.items,
-        matches: meaning.matches,
-        comments: meaning.comments,
-      };
-      if (meaning.comments.length) rule.comment = meaning.comments[0];
-      if (meaning.target) rule.target = meaning.target;
-      if (ct) rule.counters = ct;
+        pLine,
+        pColumn,
+        pText,
+        meaning.matches,
+        meaning.comments,
+        meaning.comments.length ? meaning.comments[0] : undefined,
+        meaning.target,
+        ct,
+      );
       if (index === c.rules.length) c.rules.push(rule);
       else {
         c.rules.splice(index, 0, rule);
-        c.rules.forEach((r, i) => ((r as { index: number }).index = i));
+        c.rules.forEach((r, i) => ((r as SavedRule).index = i));
       }
       ruleCount++;
     }
