@@ -41,9 +41,17 @@ interface MutableTable {
   implicit: boolean;
   generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
   chains: Map<string, MutableChain>;
-  /** Rule lines, read once the table's chains are all known (columns of one record, no object per rule). */
+  /** A fragment's rule lines, read once its table name can be inferred (columns of one record, no object per rule). */
   pending: PendingRules;
+  /** A rule line has been read: chains that appear from now on are `late`. */
+  rulesStarted: boolean;
+  /** Chains first seen after rules began (restore-style input): earlier `-j NAME` may have meant them. */
+  lateChains?: Set<string>;
+  /** Per-rule warnings in rule order; `undeclared` ones are decided once the whole table is read. */
+  ruleNotes: RuleNote[];
 }
+
+type RuleNote = { readonly undeclared: string; readonly line: number; readonly column: number } | { readonly undeclared?: undefined; readonly diagnostic: Diagnostic };
 
 type RuleLine = Extract<LineSyntax, { kind: 'rule' }>;
 interface PendingRules {
@@ -126,6 +134,7 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
   const incompatibleTables: string[] = [];
   let legacyTablesWarning = false;
   let current: MutableTable | undefined;
+  let currentIsChain: (name: string) => boolean = () => false;
   let lastHeader: Extract<SaveComment, { kind: 'generated' }> | undefined;
   let program: string | undefined;
 
@@ -134,9 +143,56 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
     if (!c) {
       c = { table: t.name, name, builtin: (BUILTIN_CHAINS[t.name] ?? []).includes(name), rules: [] };
       t.chains.set(name, c);
+      if (t.rulesStarted) (t.lateChains ??= new Set()).add(name);
     }
     return c;
   };
+
+  let ruleCount = 0;
+  /**
+   * One rule line into its chain. Rules are read as they come (their syntax is garbage a moment
+   * later, which keeps big loads cheap); iptables-save declares every chain before the first
+   * rule, so `-j NAME` is known to be a jump or not. Input that declares chains later is put
+   * right in settleLateChains().
+   */
+  const addRule = (t: MutableTable, s: RuleLine, line: number, column: number, text: string, isChain: (name: string) => boolean): void => {
+    t.rulesStarted = true;
+    const declared = t.chains.get(s.chain);
+    if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
+    const c = chainOf(t, s.chain);
+    const meaning = interpretRule(s.items, isChain);
+    const ct = counters(s.counters);
+    let index = c.rules.length;
+    if (s.command === 'insert') {
+      const n = s.ruleNumber ? Number(s.ruleNumber) : 1;
+      index = Math.max(0, Math.min(c.rules.length, n - 1));
+    } else if (s.command !== 'append') {
+      commands.push({ line, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
+      t.ruleNotes.push({ diagnostic: diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, line, column) });
+      return;
+    }
+    const rule = new SavedRule(
+      t.name,
+      s.chain,
+      index,
+      file,
+      line,
+      column,
+      text,
+      meaning.matches,
+      meaning.comments,
+      meaning.comments.length ? meaning.comments[0] : undefined,
+      meaning.target,
+      ct,
+    );
+    if (index === c.rules.length) c.rules.push(rule);
+    else {
+      c.rules.splice(index, 0, rule);
+      c.rules.forEach((r, i) => (r.index = i));
+    }
+    ruleCount++;
+  };
+  const isChainOf = (t: MutableTable) => (name: string) => t.chains.has(name);
 
   // Entries are consumed as the grammar reads them (no document is kept).
   const onEntry = (e: DocumentEntry) => {
@@ -164,14 +220,16 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
       if (current && !current.committed) {
         early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
       }
-      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), ...(lastHeader ? { generatedBy: lastHeader } : {}) };
+      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
+      currentIsChain = isChainOf(current);
       lastHeader = undefined;
       tables.push(current);
       return;
     }
     if (!current) {
       // A fragment (rules pasted without `*table`): keep them in a table whose name is inferred below.
-      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending() };
+      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [] };
+      currentIsChain = isChainOf(current);
       tables.push(current);
     }
     switch (s.kind) {
@@ -191,6 +249,10 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
         current.endLine = e.line;
         break;
       case 'rule':
+        if (!current.implicit) {
+          addRule(current, s, e.line, e.column, e.text, currentIsChain);
+          break;
+        }
         current.pending.syntax.push(s);
         current.pending.line.push(e.line);
         current.pending.column.push(e.column);
@@ -236,55 +298,20 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
     );
   }
 
-  // Rules are read once all chains of their table are known, so `-j NAME` is a jump exactly when NAME is a chain.
-  let ruleCount = 0;
   for (const t of tables) {
-    // In a fragment, chains are known only by use: a target that is not an extension is a chain.
-    const isChain = t.implicit ? (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n) : (n: string) => t.chains.has(n);
-    const pending = t.pending;
-    for (let k = 0; k < pending.syntax.length; k++) {
-      const s = pending.syntax[k];
-      const pLine = pending.line[k];
-      const pColumn = pending.column[k];
-      const pText = pending.text[k];
-      const chain = t.chains.get(s.chain);
-      if (!t.implicit && (!chain || chain.line === undefined)) {
+    if (t.implicit) {
+      // In a fragment, chains are known only by use: a target that is not an extension is a chain.
+      const isChain = (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n);
+      const pending = t.pending;
+      for (let k = 0; k < pending.syntax.length; k++) addRule(t, pending.syntax[k], pending.line[k], pending.column[k], pending.text[k], isChain);
+    } else if (t.lateChains) settleLateChains(t);
+    for (const note of t.ruleNotes) {
+      if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
+      else if (isUndeclared(t.chains.get(note.undeclared))) {
         diagnostics.push(
-          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${s.chain}, which table ${t.name} does not declare (iptables-restore would reject it)`, file, pLine, pColumn),
+          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which table ${t.name} does not declare (iptables-restore would reject it)`, file, note.line, note.column),
         );
       }
-      const c = chainOf(t, s.chain);
-      const meaning = interpretRule(s.items, isChain);
-      const ct = counters(s.counters);
-      let index = c.rules.length;
-      if (s.command === 'insert') {
-        const n = s.ruleNumber ? Number(s.ruleNumber) : 1;
-        index = Math.max(0, Math.min(c.rules.length, n - 1));
-      } else if (s.command !== 'append') {
-        commands.push({ line: pLine, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
-        diagnostics.push(diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, pLine, pColumn));
-        continue;
-      }
-      const rule = new SavedRule(
-        t.name,
-        s.chain,
-        index,
-        file,
-        pLine,
-        pColumn,
-        pText,
-        meaning.matches,
-        meaning.comments,
-        meaning.comments.length ? meaning.comments[0] : undefined,
-        meaning.target,
-        ct,
-      );
-      if (index === c.rules.length) c.rules.push(rule);
-      else {
-        c.rules.splice(index, 0, rule);
-        c.rules.forEach((r, i) => ((r as SavedRule).index = i));
-      }
-      ruleCount++;
     }
     if (!t.committed && !t.implicit) {
       diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
@@ -328,6 +355,29 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
   };
   const chainCount = frozenTables.reduce((n, t) => n + t.chains.length, 0);
   return { format: 'iptables-save', file, data: ruleset, diagnostics, counts: { tables: frozenTables.length, chains: chainCount, rules: ruleCount } };
+}
+
+/**
+ * Chains that appeared after rules had been read (restore-style `-N` late, or rules for chains
+ * never declared): a rule read before that took `-j NAME` for an extension target when NAME was
+ * not yet a chain. Read those rules again now that every chain is known. Never needed for
+ * iptables-save output, which declares all chains first.
+ */
+/** iptables-restore takes rules for built-in chains without a `:CHAIN` line, not for other chains. */
+function isUndeclared(c: MutableChain | undefined): boolean {
+  return c === undefined || (c.line === undefined && !c.builtin);
+}
+
+function settleLateChains(t: MutableTable): void {
+  const late = [...(t.lateChains ?? [])];
+  const isChain = (name: string) => t.chains.has(name);
+  for (const c of t.chains.values()) {
+    c.rules = c.rules.map((r) => {
+      if (r.target === undefined || r.target.kind === 'jump' || r.target.kind === 'goto' || !late.some((name) => r.raw.includes(name))) return r;
+      const meaning = interpretRule(r.items, isChain);
+      return new SavedRule(r.table, r.chain, r.index, r.file, r.line, r.column, r.raw, meaning.matches, meaning.comments, r.comment, meaning.target, r.counters);
+    });
+  }
 }
 
 function hasIpv6Rules(tables: readonly Table[]): boolean {

@@ -165,6 +165,28 @@ COMMIT
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
+  it('reads -j NAME as a jump when NAME is declared only after the rule (restore-style input)', () => {
+    const text = '*filter\n-A INPUT -j LATER\n-A INPUT -j TCPMSS --clamp-mss-to-pmtu\n-A ORPHAN -j ACCEPT\n-N LATER\n-A LATER -j DROP\n-A INPUT -j ORPHAN\nCOMMIT\n';
+    const { data, diagnostics } = parse(text);
+    const input = data.tables[0].chainsByName.get('INPUT')!;
+    expect(input.rules.map((r) => r.target)).toEqual([
+      { kind: 'jump', chain: 'LATER' },
+      { kind: 'extension', name: 'TCPMSS', terminating: false },
+      { kind: 'jump', chain: 'ORPHAN' },
+    ]);
+    // Only ORPHAN is never declared; LATER's rules come after its -N.
+    expect(diagnostics.filter((d) => d.code === 'extract/undeclared-chain').map((d) => d.line)).toEqual([4]);
+    expect(roundTripDiffs(data)).toEqual([]);
+  });
+
+  it('gives a rule the same syntax, columns included, each time it is asked for', () => {
+    const { data } = parse('*nat\n:KUBE-SEP-X - [0:0]\n  -A KUBE-SEP-X -p tcp -m comment --comment "a b" -m tcp -j DNAT --to-destination 10.0.0.1:80\nCOMMIT\n');
+    const [r] = allRules(data);
+    expect(r.items).toEqual(r.items);
+    expect(r.items.map((i) => i.column)).toEqual([17, 24, 51, 58]);
+    expect(JSON.parse(JSON.stringify(r)).items).toEqual(r.items);
+  });
+
   it('applies restore-style -N, -P and -I', () => {
     const { data } = parse('*filter\n-N MINE\n-P INPUT DROP\n-A INPUT -j ACCEPT\n-I INPUT 1 -j MINE\nCOMMIT\n');
     const t = data.tables[0];
