@@ -6,7 +6,7 @@
 import type { IToken, IRecognitionException, ILexingError, Lexer } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
-import { lineTools, type IptablesLineParser } from './parser.js';
+import { lineTools, type LineReader } from './parser.js';
 import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
 import type { DocumentEntry, LineSyntax, RuleItem, SaveComment } from './syntax.js';
 
@@ -87,16 +87,16 @@ const enum LineKind {
  */
 export function scanIptablesSave(text: string, file: string, sink: IptablesSaveSink): IptablesSaveScan {
   const input = splitInput(text);
-  const { lexer, parser } = lineTools();
+  const { lexer, reader } = lineTools();
   resetInterned();
-  parser.resetScan();
+  reader.resetScan();
   scanning = true;
   try {
-    return scanLines(text, input, file, sink, lexer, parser);
+    return scanLines(text, input, file, sink, lexer, reader);
   } finally {
     scanning = false;
     resetInterned();
-    parser.resetScan();
+    reader.resetScan();
   }
 }
 
@@ -112,22 +112,20 @@ let scanning = false;
  */
 export function parseRuleItems(text: string, column: number): readonly RuleItem[] | undefined {
   if (scanning) throw new Error('parseRuleItems() cannot run inside a scan');
-  const { lexer, parser } = lineTools();
+  const { lexer, reader } = lineTools();
   try {
     const lexed = lexer.tokenize(text);
     if (lexed.errors.length > 0) return undefined;
     refineOptions(lexed.tokens);
-    parser.base = 1 - column;
-    parser.input = lexed.tokens;
-    const syntax = parser.line();
-    return parser.errors.length === 0 && syntax.kind === 'rule' ? syntax.items : undefined;
+    const syntax = reader.read(lexed.tokens, 1 - column);
+    return syntax?.kind === 'rule' ? syntax.items : undefined;
   } finally {
     resetInterned();
-    parser.resetScan();
+    reader.resetScan();
   }
 }
 
-function scanLines(text: string, input: InputText, file: string, sink: IptablesSaveSink, lexer: Lexer, parser: IptablesLineParser): IptablesSaveScan {
+function scanLines(text: string, input: InputText, file: string, sink: IptablesSaveSink, lexer: Lexer, reader: LineReader): IptablesSaveScan {
   const lines = input.lines;
   const diagnostics: Diagnostic[] = [];
   // The text the lines were split from: chunks are sliced from it (no copy) unless CRs were removed.
@@ -184,7 +182,7 @@ function scanLines(text: string, input: InputText, file: string, sink: IptablesS
       const k = kinds[i - from];
       if (k === LineKind.Skip) continue;
       if (k === LineKind.Other) {
-        const consumed = readOtherLine(lines, i, file, emit, emitSyntax, diagnostics, lexer, parser);
+        const consumed = readOtherLine(lines, i, file, emit, emitSyntax, diagnostics, lexer, reader);
         if (consumed) {
           // A line joined with the next one (stderr pasted inside a rule): the next line is used up.
           i++;
@@ -203,7 +201,7 @@ function scanLines(text: string, input: InputText, file: string, sink: IptablesS
       while (tj < tokens.length && tokens[tj].startOffset < end) tj++;
       while (ei < errors.length && errors[ei].offset < start) ei++;
       const lexError = ei < errors.length && errors[ei].offset < end ? errors[ei] : undefined;
-      readTokens(raw, i + 1, tokens.slice(ti, tj), start, lexError, file, emit, emitSyntax, diagnostics, parser);
+      readTokens(raw, i + 1, tokens.slice(ti, tj), start, lexError, file, emit, emitSyntax, diagnostics, reader);
       ti = tj;
     }
     offset += chunkLength;
@@ -245,7 +243,7 @@ function readTokens(
   emit: EmitOther,
   emitSyntax: EmitSyntax,
   diagnostics: Diagnostic[],
-  parser: IptablesLineParser,
+  reader: LineReader,
 ): void {
   const indent = indentOf(raw);
   const body = indent === 0 ? raw : raw.slice(indent);
@@ -261,11 +259,9 @@ function readTokens(
     );
     return;
   }
-  parser.base = start;
-  parser.input = tokens;
-  const syntax = parser.line();
-  if (parser.errors.length > 0) {
-    const d = describeError(parser.errors[0], raw, file, lineNo, 0, start);
+  const syntax = reader.read(tokens, start);
+  if (syntax === undefined) {
+    const d = describeError(reader.lastError!, raw, file, lineNo, 0, start);
     emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
     diagnostics.push(d);
     return;
@@ -295,7 +291,7 @@ function readOtherLine(
   emitSyntax: EmitSyntax,
   diagnostics: Diagnostic[],
   lexer: Lexer,
-  parser: IptablesLineParser,
+  reader: LineReader,
 ): boolean {
   const lineNo = i + 1;
   const raw = lines[i];
@@ -360,11 +356,9 @@ function readOtherLine(
   }
   refineOptions(lexed.tokens);
   // Columns count from the start of the line as written (a rebuilt line was lexed without its indentation).
-  parser.base = -shift;
-  parser.input = lexed.tokens;
-  const syntax = parser.line();
-  if (parser.errors.length > 0) {
-    const d = describeError(parser.errors[0], lexText, file, lineNo, shift, 0);
+  const syntax = reader.read(lexed.tokens, -shift);
+  if (syntax === undefined) {
+    const d = describeError(reader.lastError!, lexText, file, lineNo, shift, 0);
     emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
     diagnostics.push(d);
     return joined;

@@ -1,7 +1,12 @@
 /**
  * The grammar of one iptables-save / iptables-restore line, as a Chevrotain parser with
- * embedded actions: it hands back the syntax objects directly (no CST), which keeps large
- * dumps fast and small (ARCHITECTURE.md; issue 8's Chevrotain performance notes).
+ * embedded actions (no CST, ARCHITECTURE.md; issue 8's Chevrotain performance notes).
+ *
+ * The actions record *which token* plays which part (a LinePlan of token indices), never a
+ * token's text; SyntaxBuilder turns a plan and the line's tokens into the syntax. What the
+ * parser decides depends only on the token types and the option spellings (its gates look at
+ * nothing else), so lines of the same shape — a 10k-Service dump has a few dozen shapes in
+ * 400k lines — share one plan: ShapeCache keeps them, and the parser runs once per shape.
  *
  *   line        := TableHeader | ChainDecl Word Counters? | COMMIT | Counters? command
  *   command     := (-A|-I|-D|-R) chain [rulenum] item* | (-N|-X|-F|-Z|-P) word*
@@ -9,7 +14,7 @@
  *                | -m module option* | (-j|-g) target option* | option   (implicit -m PROTO)
  *   option      := [!] --name [!] arg*        (getopt: some options take the next word, whatever it is)
  */
-import { EmbeddedActionsParser, EOF, Lexer, type IOrAlt, type IToken, type TokenType } from '../common/chevrotain.js';
+import { EmbeddedActionsParser, EOF, Lexer, type IOrAlt, type IRecognitionException, type IToken, type TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
 import type { ChainCommand, GenericOption, LineSyntax, OptionSyntax, RuleCommand, RuleItem } from './syntax.js';
 import { intern } from './tokens.js';
@@ -59,69 +64,66 @@ const NO_ARGS: readonly string[] = Object.freeze([]) as readonly string[];
 /** Token types that can be an option's argument (ArgLike and its members). */
 const ARG_LIKE = new Set<TokenType>([T.ArgLike, ...T.allTokens.filter((t) => t.CATEGORIES?.includes(T.ArgLike))]);
 
+/** A token of the line, by its index; -1 when the part is absent. */
+type Tok = number;
+
+interface OptionPlan {
+  readonly bang: Tok;
+  readonly name: Tok;
+  /** `--opt ! value` (iptables ≤ 1.4.2). */
+  readonly legacy: boolean;
+  /** One verbatim argument, or the argument words that follow (none: undefined). */
+  readonly args: readonly Tok[] | undefined;
+}
+
+type ItemPlan =
+  | { readonly k: 'generic'; readonly option: GenericOption; readonly bang: Tok; readonly opt: Tok; readonly late: Tok; readonly arg: Tok }
+  | { readonly k: 'flag'; readonly option: GenericOption; readonly bang: Tok; readonly opt: Tok }
+  | { readonly k: 'set-counters'; readonly opt: Tok; readonly a: Tok; readonly b: Tok }
+  | { readonly k: 'unknown-short'; readonly bang: Tok; readonly opt: Tok; readonly args: readonly Tok[] }
+  | { readonly k: 'match'; readonly m: Tok; readonly name: Tok; readonly options: readonly OptionPlan[] }
+  | { readonly k: 'implicit'; readonly options: readonly OptionPlan[] }
+  | { readonly k: 'target'; readonly j: Tok; readonly goto: boolean; readonly name: Tok; readonly options: readonly OptionPlan[] };
+
+/** What the parser read in a line, as token indices (see the module comment). */
+export type LinePlan =
+  | { readonly k: 'table'; readonly name: Tok }
+  | { readonly k: 'chain'; readonly name: Tok; readonly policy: Tok; readonly counters: Tok }
+  | { readonly k: 'commit' }
+  | { readonly k: 'rule'; readonly counters: Tok; readonly command: RuleCommand; readonly cmd: Tok; readonly chain: Tok; readonly ruleNumber: Tok; readonly items: readonly ItemPlan[] }
+  | { readonly k: 'chain-command'; readonly command: ChainCommand; readonly cmd: Tok; readonly args: readonly Tok[] };
+
 export class IptablesLineParser extends EmbeddedActionsParser {
-  /**
-   * Offset of the current line's first character in the lexed text: tokens of a chunk of lines
-   * carry offsets into the chunk, and columns are 1-based within the line.
-   */
-  public base = 0;
-
-  private lastChainImage: string | undefined;
-  private lastChain: string | undefined;
-
-  /** Rules of one chain come together: reuse the previous rule's chain name without a lookup. */
-  private chainName(image: string): string {
-    if (image === this.lastChainImage) return this.lastChain!;
-    this.lastChainImage = image;
-    this.lastChain = intern(image);
-    return this.lastChain;
-  }
-
-  /** `[value]` argument lists of protocols and interfaces, shared (read-only) within a scan. */
-  private argLists = new Map<string, readonly string[]>();
-
-  private sharedArgs(value: string): readonly string[] {
-    let a = this.argLists.get(value);
-    if (a === undefined) {
-      a = [value];
-      if (this.argLists.size < 4096) this.argLists.set(value, a);
-    }
-    return a;
-  }
-
-  /** Forget per-scan state (see resetInterned()). */
-  public resetScan(): void {
-    this.lastChainImage = undefined;
-    this.lastChain = undefined;
-    this.argLists.clear();
-  }
-
-  private col(t: IToken): number {
-    return t.startOffset - this.base + 1;
-  }
-
   constructor() {
     super(T.allTokens, { recoveryEnabled: false, maxLookahead: 3 });
     this.performSelfAnalysis();
   }
 
+  /**
+   * The index of a consumed token in the line. A search, but the parser runs once per line
+   * shape, not once per line. (-1 while Chevrotain records the grammar with placeholder tokens.)
+   */
+  private at(token: IToken): Tok {
+    return this.input.indexOf(token);
+  }
+
   // Chevrotain's performance guide: build each OR's alternatives once, not on every call (they
   // refer to nothing but `this`; the state they need is kept in the fields below).
-  private altsLine?: IOrAlt<LineSyntax>[];
-  private altsCommand?: IOrAlt<LineSyntax>[];
+  private altsLine?: IOrAlt<LinePlan>[];
+  private altsCommand?: IOrAlt<LinePlan>[];
   private altsRuleCmd?: IOrAlt<IToken>[];
-  private altsItem?: IOrAlt<RuleItem>[];
+  private altsItem?: IOrAlt<ItemPlan>[];
   private altsJump?: IOrAlt<IToken>[];
   private altsOptionArgs?: IOrAlt<void>[];
   /** `[p:b]` before the command being read. */
-  private lineCounters: IToken | undefined;
+  private lineCounters: Tok = -1;
   /** The option being read by optionClause (it has no nested rules). */
   private optName: IToken | undefined;
-  private optBang: IToken | undefined;
-  private optArgs: string[] | undefined;
+  private optBang: Tok = -1;
+  private optArgs: Tok[] | undefined;
   private optLegacy = false;
 
-  public line = this.RULE('line', (): LineSyntax => {
+  public line = this.RULE('line', (): LinePlan => {
     return this.OR(
       (this.altsLine ??= [
         { ALT: () => this.SUBRULE(this.tableLine) },
@@ -132,33 +134,36 @@ export class IptablesLineParser extends EmbeddedActionsParser {
     );
   });
 
-  private tableLine = this.RULE('tableLine', (): LineSyntax => {
-    const t = this.CONSUME(T.TableHeader);
-    return { kind: 'table', name: sliceName(t.image) };
+  private tableLine = this.RULE('tableLine', (): LinePlan => {
+    return { k: 'table', name: this.at(this.CONSUME(T.TableHeader)) };
   });
 
-  private chainLine = this.RULE('chainLine', (): LineSyntax => {
-    const name = this.CONSUME(T.ChainDecl);
-    const policy = this.CONSUME(T.Word);
-    const counters = this.OPTION(() => this.CONSUME(T.Counters));
-    return counters === undefined
-      ? { kind: 'chain', name: sliceName(name.image), policy: intern(policy.image) }
-      : { kind: 'chain', name: sliceName(name.image), policy: intern(policy.image), counters: counterPair(counters.image) };
+  private chainLine = this.RULE('chainLine', (): LinePlan => {
+    const name = this.at(this.CONSUME(T.ChainDecl));
+    const policy = this.at(this.CONSUME(T.Word));
+    let counters: Tok = -1;
+    this.OPTION(() => {
+      counters = this.at(this.CONSUME(T.Counters));
+    });
+    return { k: 'chain', name, policy, counters };
   });
 
-  private commitLine = this.RULE('commitLine', (): LineSyntax => {
+  private commitLine = this.RULE('commitLine', (): LinePlan => {
     this.CONSUME(T.Commit);
-    return { kind: 'commit' };
+    return { k: 'commit' };
   });
 
-  private commandLine = this.RULE('commandLine', (): LineSyntax => {
-    this.lineCounters = this.OPTION(() => this.CONSUME(T.Counters));
+  private commandLine = this.RULE('commandLine', (): LinePlan => {
+    this.lineCounters = -1;
+    this.OPTION(() => {
+      this.lineCounters = this.at(this.CONSUME(T.Counters));
+    });
     return this.OR(
       (this.altsCommand ??= [{ ALT: () => this.SUBRULE(this.ruleCommand) }, { ALT: () => this.SUBRULE(this.chainCommand) }]),
     );
   });
 
-  private ruleCommand = this.RULE('ruleCommand', (): LineSyntax => {
+  private ruleCommand = this.RULE('ruleCommand', (): LinePlan => {
     const counters = this.lineCounters;
     const cmd = this.OR(
       (this.altsRuleCmd ??= [
@@ -168,37 +173,34 @@ export class IptablesLineParser extends EmbeddedActionsParser {
         { ALT: () => this.CONSUME(T.Replace) },
       ]),
     );
-    const chain = this.CONSUME(T.Word);
-    const ruleNumber = this.OPTION({
+    const cmdAt = this.at(cmd);
+    const chain = this.at(this.CONSUME(T.Word));
+    let ruleNumber: Tok = -1;
+    this.OPTION({
+      // The only gate that reads a word's text: ShapeCache never keeps plans of such lines.
       GATE: () => cmd.tokenType !== T.Append && /^\d+$/.test(this.LA(1).image),
-      DEF: () => this.CONSUME2(T.Word),
+      DEF: () => {
+        ruleNumber = this.at(this.CONSUME2(T.Word));
+      },
     });
-    const items: RuleItem[] = [];
+    const items: ItemPlan[] = [];
     this.MANY(() => {
       items.push(this.SUBRULE(this.item));
     });
-    const syntax: { -readonly [K in keyof RuleLine]: RuleLine[K] } = {
-      kind: 'rule',
-      command: RULE_COMMAND.get(cmd.tokenType)!,
-      spelled: cmd.image,
-      chain: this.chainName(chain.image),
-      items: exact(items),
-    };
-    if (ruleNumber) syntax.ruleNumber = ruleNumber.image;
-    if (counters) syntax.counters = counterPair(counters.image);
-    return syntax;
+    return { k: 'rule', counters, command: RULE_COMMAND.get(cmd.tokenType)!, cmd: cmdAt, chain, ruleNumber, items };
   });
 
-  private chainCommand = this.RULE('chainCommand', (): LineSyntax => {
+  private chainCommand = this.RULE('chainCommand', (): LinePlan => {
     const cmd = this.CONSUME(T.ChainCmd);
-    const args: string[] = [];
+    const cmdAt = this.at(cmd);
+    const args: Tok[] = [];
     this.MANY(() => {
-      args.push(intern(this.CONSUME(T.ArgLike).image));
+      args.push(this.at(this.CONSUME(T.ArgLike)));
     });
-    return { kind: 'chain-command', command: CHAIN_COMMAND.get(cmd.tokenType)!, spelled: cmd.image, args: exact(args) };
+    return { k: 'chain-command', command: CHAIN_COMMAND.get(cmd.tokenType)!, cmd: cmdAt, args };
   });
 
-  private item = this.RULE('item', (): RuleItem => {
+  private item = this.RULE('item', (): ItemPlan => {
     return this.OR(
       (this.altsItem ??= [
         { ALT: () => this.SUBRULE(this.genericWithArg) },
@@ -212,105 +214,110 @@ export class IptablesLineParser extends EmbeddedActionsParser {
     );
   });
 
-  private genericWithArg = this.RULE('genericWithArg', (): RuleItem => {
-    const bang = this.OPTION(() => this.CONSUME(T.Bang));
+  private optionalBang(): Tok {
+    let bang: Tok = -1;
+    this.OPTION(() => {
+      bang = this.at(this.CONSUME(T.Bang));
+    });
+    return bang;
+  }
+
+  private genericWithArg = this.RULE('genericWithArg', (): ItemPlan => {
+    const bang = this.optionalBang();
     const opt = this.CONSUME(T.GenericWithArg);
+    const optAt = this.at(opt);
     // `-s ! 10.0.0.0/8` (iptables ≤ 1.4.2).
-    const late = this.OPTION2({ GATE: () => this.LA(2).tokenType !== EOF, DEF: () => this.CONSUME2(T.Bang) });
-    const arg = this.CONSUME(T.AnyArg);
-    const option = GENERIC_BY_TOKEN.get(opt.tokenType)!;
-    // Protocols and interfaces repeat on every rule; addresses mostly do not.
-    const value = option === 'source' || option === 'destination' ? arg.image : intern(arg.image);
-    const column = this.col(bang ?? opt);
-    const negated = bang !== undefined || late !== undefined;
-    const args = option === 'source' || option === 'destination' ? [value] : this.sharedArgs(value);
-    return late === undefined
-      ? { kind: 'generic', option, spelled: opt.image, negated, args, column }
-      : { kind: 'generic', option, spelled: opt.image, negated, args, column, legacyNegation: true };
+    let late: Tok = -1;
+    this.OPTION2({
+      GATE: () => this.LA(2).tokenType !== EOF,
+      DEF: () => {
+        late = this.at(this.CONSUME2(T.Bang));
+      },
+    });
+    const arg = this.at(this.CONSUME(T.AnyArg));
+    return { k: 'generic', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, bang, opt: optAt, late, arg };
   });
 
-  private genericFlag = this.RULE('genericFlag', (): RuleItem => {
-    const bang = this.OPTION(() => this.CONSUME(T.Bang));
+  private genericFlag = this.RULE('genericFlag', (): ItemPlan => {
+    const bang = this.optionalBang();
     const opt = this.CONSUME(T.GenericFlag);
-    return { kind: 'generic', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, spelled: opt.image, negated: bang !== undefined, args: NO_ARGS, column: this.col(bang ?? opt) };
+    return { k: 'flag', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, bang, opt: this.at(opt) };
   });
 
-  private setCounters = this.RULE('setCounters', (): RuleItem => {
-    const opt = this.CONSUME(T.SetCounters);
-    const a = this.CONSUME(T.ArgLike);
-    const b = this.CONSUME2(T.ArgLike);
-    return { kind: 'set-counters', spelled: opt.image, args: [a.image, b.image], column: this.col(opt) };
+  private setCounters = this.RULE('setCounters', (): ItemPlan => {
+    const opt = this.at(this.CONSUME(T.SetCounters));
+    const a = this.at(this.CONSUME(T.ArgLike));
+    const b = this.at(this.CONSUME2(T.ArgLike));
+    return { k: 'set-counters', opt, a, b };
   });
 
-  private unknownShort = this.RULE('unknownShort', (): RuleItem => {
-    const bang = this.OPTION(() => this.CONSUME(T.Bang));
-    const opt = this.CONSUME(T.ShortOption);
-    const args: string[] = [];
+  private unknownShort = this.RULE('unknownShort', (): ItemPlan => {
+    const bang = this.optionalBang();
+    const opt = this.at(this.CONSUME(T.ShortOption));
+    const args: Tok[] = [];
     this.MANY(() => {
-      args.push(this.CONSUME(T.ArgLike).image);
+      args.push(this.at(this.CONSUME(T.ArgLike)));
     });
-    return { kind: 'generic', option: 'unknown', spelled: opt.image, negated: bang !== undefined, args: exact(args), column: this.col(bang ?? opt) };
+    return { k: 'unknown-short', bang, opt, args };
   });
 
-  private matchItem = this.RULE('matchItem', (): RuleItem => {
-    const m = this.CONSUME(T.MatchOpt);
-    const name = this.CONSUME(T.ArgLike);
-    let options: OptionSyntax[] | undefined;
+  private matchItem = this.RULE('matchItem', (): ItemPlan => {
+    const m = this.at(this.CONSUME(T.MatchOpt));
+    const name = this.at(this.CONSUME(T.ArgLike));
+    const options: OptionPlan[] = [];
     this.MANY(() => {
-      const o = this.SUBRULE(this.optionClause);
-      if (options === undefined) options = [o];
-      else options.push(o);
+      options.push(this.SUBRULE(this.optionClause));
     });
-    return { kind: 'match', spelled: m.image, module: intern(name.image), options: options === undefined ? NO_OPTIONS : exact(options), column: this.col(m) };
+    return { k: 'match', m, name, options };
   });
 
-  private targetItem = this.RULE('targetItem', (): RuleItem => {
+  private targetItem = this.RULE('targetItem', (): ItemPlan => {
     const j = this.OR((this.altsJump ??= [{ ALT: () => this.CONSUME(T.Jump) }, { ALT: () => this.CONSUME(T.Goto) }]));
-    const name = this.CONSUME(T.ArgLike);
-    let options: OptionSyntax[] | undefined;
+    const jAt = this.at(j);
+    const name = this.at(this.CONSUME(T.ArgLike));
+    const options: OptionPlan[] = [];
     this.MANY(() => {
-      const o = this.SUBRULE(this.optionClause);
-      if (options === undefined) options = [o];
-      else options.push(o);
+      options.push(this.SUBRULE(this.optionClause));
     });
-    return { kind: 'target', spelled: j.image, goto: j.tokenType === T.Goto, name: intern(name.image), options: options === undefined ? NO_OPTIONS : exact(options), column: this.col(j) };
+    return { k: 'target', j: jAt, goto: j.tokenType === T.Goto, name, options };
   });
 
   /** Options given before any -m: iptables loads the protocol's match implicitly (`-p tcp --dport 80`). */
-  private implicitMatch = this.RULE('implicitMatch', (): RuleItem => {
-    const options: OptionSyntax[] = [];
+  private implicitMatch = this.RULE('implicitMatch', (): ItemPlan => {
+    const options: OptionPlan[] = [];
     this.AT_LEAST_ONE(() => {
       options.push(this.SUBRULE(this.optionClause));
     });
-    return { kind: 'match', spelled: undefined, module: '', options: exact(options), column: options[0]?.column ?? 0 };
+    return { k: 'implicit', options };
   });
 
-  private optionClause = this.RULE('optionClause', (): OptionSyntax => {
-    const bang = this.OPTION(() => this.CONSUME(T.Bang));
-    const name = this.CONSUME(T.LongOption);
+  private optionClause = this.RULE('optionClause', (): OptionPlan => {
+    const bang = this.optionalBang();
+    this.optName = this.CONSUME(T.LongOption);
+    const name = this.at(this.optName);
     this.optBang = bang;
-    this.optName = name;
     this.optArgs = undefined;
     this.optLegacy = false;
     this.OR(
       (this.altsOptionArgs ??= [
         {
+          // getopt takes these options' next word verbatim, whatever it looks like.
           GATE: () => VERBATIM_ARG.has(this.optName!.image),
           ALT: () => {
-            this.optArgs = [this.CONSUME(T.AnyArg).image];
+            this.optArgs = [this.at(this.CONSUME(T.AnyArg))];
           },
         },
         {
           ALT: () => {
             this.OPTION2({
-              GATE: () => this.optBang === undefined && isArgToken(this.LA(2)),
+              GATE: () => this.optBang === -1 && isArgToken(this.LA(2)),
               DEF: () => {
                 this.CONSUME2(T.Bang);
                 this.optLegacy = true;
               },
             });
             this.MANY(() => {
-              const a = this.CONSUME(T.ArgLike).image;
+              const a = this.at(this.CONSUME(T.ArgLike));
               if (this.optArgs === undefined) this.optArgs = [a];
               else this.optArgs.push(a);
             });
@@ -318,16 +325,193 @@ export class IptablesLineParser extends EmbeddedActionsParser {
         },
       ]),
     );
-    // (set by the alternatives above; TypeScript cannot see that)
-    const collected = this.optArgs as string[] | undefined;
-    const args = collected === undefined ? undefined : exact(collected);
-    const legacy = this.optLegacy;
-    const negated = bang !== undefined || legacy;
-    const column = this.col(bang ?? name);
-    return legacy
-      ? { name: name.image, negated, args: args ?? NO_ARGS, column, legacyNegation: true }
-      : { name: name.image, negated, args: args ?? NO_ARGS, column };
+    return { bang, name, legacy: this.optLegacy, args: this.optArgs };
   });
+}
+
+/**
+ * Plans by line shape: the token types of the line, and the spelling of each long option
+ * (optionClause's gate reads it). A trie, one step per token, so finding a line's plan costs a
+ * small-map lookup per token and builds no key. Lines whose command is not -A are not kept
+ * (ruleCommand's rule-number gate reads a word), nor are lines that fail to parse.
+ */
+export class ShapeCache {
+  private root: ShapeNode = new ShapeNode();
+  private nodes = 0;
+  /** A dump with wildly varying lines must not grow the trie without end. */
+  private static readonly NODE_LIMIT = 1 << 16;
+
+  /** The node for this line's shape (created when missing), or undefined when it cannot be kept. */
+  node(tokens: readonly IToken[]): ShapeNode | undefined {
+    let n = this.root;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
+      const key: number | string = t.tokenType === T.LongOption ? t.image : t.tokenTypeIdx;
+      let next = n.next.get(key);
+      if (next === undefined) {
+        if (this.nodes >= ShapeCache.NODE_LIMIT) return undefined;
+        next = new ShapeNode();
+        n.next.set(key, next);
+        this.nodes++;
+      }
+      n = next;
+    }
+    return n;
+  }
+
+  /** Keep a plan for a node, when plans of that shape may be shared. */
+  static keep(node: ShapeNode, plan: LinePlan): void {
+    if (plan.k === 'rule' && plan.command !== 'append') return;
+    node.plan = plan;
+  }
+
+  clear(): void {
+    this.root = new ShapeNode();
+    this.nodes = 0;
+  }
+}
+
+export class ShapeNode {
+  readonly next = new Map<number | string, ShapeNode>();
+  plan: LinePlan | undefined = undefined;
+}
+
+/**
+ * Plan + tokens → the line's syntax. Keeps per-scan sharing state (chain names, argument
+ * lists), reset by resetScan().
+ */
+export class SyntaxBuilder {
+  /** Offset of the line's first character in the lexed text (tokens of a chunk carry chunk offsets). */
+  public base = 0;
+  private tokens: readonly IToken[] = [];
+  private lastChainImage: string | undefined;
+  private lastChain: string | undefined;
+  /** `[value]` argument lists of protocols and interfaces, shared (read-only) within a scan. */
+  private argLists = new Map<string, readonly string[]>();
+
+  resetScan(): void {
+    this.lastChainImage = undefined;
+    this.lastChain = undefined;
+    this.argLists.clear();
+  }
+
+  build(plan: LinePlan, tokens: readonly IToken[], base: number): LineSyntax {
+    this.tokens = tokens;
+    this.base = base;
+    switch (plan.k) {
+      case 'table':
+        return { kind: 'table', name: sliceName(this.image(plan.name)) };
+      case 'chain': {
+        const name = sliceName(this.image(plan.name));
+        const policy = intern(this.image(plan.policy));
+        return plan.counters === -1 ? { kind: 'chain', name, policy } : { kind: 'chain', name, policy, counters: counterPair(this.image(plan.counters)) };
+      }
+      case 'commit':
+        return { kind: 'commit' };
+      case 'chain-command':
+        return { kind: 'chain-command', command: plan.command, spelled: this.image(plan.cmd), args: plan.args.map((a) => intern(this.image(a))) };
+      case 'rule': {
+        const syntax: { -readonly [K in keyof RuleLine]: RuleLine[K] } = {
+          kind: 'rule',
+          command: plan.command,
+          spelled: this.image(plan.cmd),
+          chain: this.chainName(this.image(plan.chain)),
+          items: this.items(plan.items),
+        };
+        if (plan.ruleNumber !== -1) syntax.ruleNumber = this.image(plan.ruleNumber);
+        if (plan.counters !== -1) syntax.counters = counterPair(this.image(plan.counters));
+        return syntax;
+      }
+    }
+  }
+
+  private image(i: Tok): string {
+    return this.tokens[i].image;
+  }
+
+  private col(i: Tok): number {
+    return this.tokens[i].startOffset - this.base + 1;
+  }
+
+  /** Rules of one chain come together: reuse the previous rule's chain name without a lookup. */
+  private chainName(image: string): string {
+    if (image === this.lastChainImage) return this.lastChain!;
+    this.lastChainImage = image;
+    this.lastChain = intern(image);
+    return this.lastChain;
+  }
+
+  private sharedArgs(value: string): readonly string[] {
+    let a = this.argLists.get(value);
+    if (a === undefined) {
+      a = [value];
+      if (this.argLists.size < 4096) this.argLists.set(value, a);
+    }
+    return a;
+  }
+
+  private items(plans: readonly ItemPlan[]): RuleItem[] {
+    const out = new Array<RuleItem>(plans.length);
+    for (let i = 0; i < plans.length; i++) out[i] = this.item(plans[i]);
+    return out;
+  }
+
+  private item(p: ItemPlan): RuleItem {
+    switch (p.k) {
+      case 'generic': {
+        const spelled = this.image(p.opt);
+        const image = this.image(p.arg);
+        const address = p.option === 'source' || p.option === 'destination';
+        // Protocols and interfaces repeat on every rule; addresses mostly do not.
+        const args = address ? [image] : this.sharedArgs(intern(image));
+        const negated = p.bang !== -1 || p.late !== -1;
+        const column = this.col(p.bang !== -1 ? p.bang : p.opt);
+        return p.late === -1
+          ? { kind: 'generic', option: p.option, spelled, negated, args, column }
+          : { kind: 'generic', option: p.option, spelled, negated, args, column, legacyNegation: true };
+      }
+      case 'flag':
+        return { kind: 'generic', option: p.option, spelled: this.image(p.opt), negated: p.bang !== -1, args: NO_ARGS, column: this.col(p.bang !== -1 ? p.bang : p.opt) };
+      case 'set-counters':
+        return { kind: 'set-counters', spelled: this.image(p.opt), args: [this.image(p.a), this.image(p.b)], column: this.col(p.opt) };
+      case 'unknown-short':
+        return {
+          kind: 'generic',
+          option: 'unknown',
+          spelled: this.image(p.opt),
+          negated: p.bang !== -1,
+          args: p.args.map((a) => this.image(a)),
+          column: this.col(p.bang !== -1 ? p.bang : p.opt),
+        };
+      case 'match':
+        return { kind: 'match', spelled: this.image(p.m), module: intern(this.image(p.name)), options: this.options(p.options), column: this.col(p.m) };
+      case 'implicit': {
+        const options = this.options(p.options);
+        return { kind: 'match', spelled: undefined, module: '', options, column: options[0]?.column ?? 0 };
+      }
+      case 'target':
+        return { kind: 'target', spelled: this.image(p.j), goto: p.goto, name: targetName(this.image(p.name)), options: this.options(p.options), column: this.col(p.j) };
+    }
+  }
+
+  private options(plans: readonly OptionPlan[]): readonly OptionSyntax[] {
+    if (plans.length === 0) return NO_OPTIONS;
+    const out = new Array<OptionSyntax>(plans.length);
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i];
+      let args: readonly string[] = NO_ARGS;
+      if (p.args !== undefined) {
+        const a = new Array<string>(p.args.length);
+        for (let k = 0; k < a.length; k++) a[k] = this.image(p.args[k]);
+        args = a;
+      }
+      const negated = p.bang !== -1 || p.legacy;
+      const column = this.col(p.bang !== -1 ? p.bang : p.name);
+      const name = this.image(p.name);
+      out[i] = p.legacy ? { name, negated, args, column, legacyNegation: true } : { name, negated, args, column };
+    }
+    return out;
+  }
 }
 
 /**
@@ -336,6 +520,14 @@ export class IptablesLineParser extends EmbeddedActionsParser {
  */
 export function exact<T>(a: T[]): T[] {
   return a.length === 0 ? a : a.slice();
+}
+
+/**
+ * Verdicts and shared chains (ACCEPT, KUBE-MARK-MASQ) repeat on 100k rules: one copy each.
+ * Per-Service chain names are used once or twice as targets: interning them only grows the table.
+ */
+function targetName(image: string): string {
+  return image.length <= 16 ? intern(image) : image;
 }
 
 function isArgToken(t: IToken): boolean {
@@ -348,14 +540,51 @@ function sliceName(image: string): string {
   return typeof image === 'string' ? intern(image.slice(1)) : '';
 }
 
-let lexer: Lexer | undefined;
-let parser: IptablesLineParser | undefined;
+/**
+ * Reads lines with the grammar: the plan of a known shape, or the parser's for a new one; then
+ * the syntax. `lastError` says why the last line that gave undefined did not parse.
+ */
+export class LineReader {
+  readonly parser = new IptablesLineParser();
+  readonly builder = new SyntaxBuilder();
+  private readonly shapes = new ShapeCache();
+  lastError: IRecognitionException | undefined;
 
-/** The shared lexer and parser, built on first use (building them costs tens of milliseconds). */
-export function lineTools(): { lexer: Lexer; parser: IptablesLineParser } {
-  if (!lexer || !parser) {
-    lexer = new Lexer(T.lexedTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
-    parser = new IptablesLineParser();
+  /** `base`: offset of the line's first character in the text the tokens were lexed from. */
+  read(tokens: IToken[], base: number): LineSyntax | undefined {
+    const node = this.shapes.node(tokens);
+    let plan = node?.plan;
+    if (plan === undefined) {
+      this.parser.input = tokens;
+      plan = this.parser.line();
+      if (this.parser.errors.length > 0) {
+        this.lastError = this.parser.errors[0];
+        return undefined;
+      }
+      if (node !== undefined) ShapeCache.keep(node, plan);
+    }
+    return this.builder.build(plan, tokens, base);
   }
-  return { lexer, parser };
+
+  /**
+   * Forget per-scan state (see resetInterned()). The shapes go too: an unusual option's
+   * spelling in the trie is a piece of the dump's text.
+   */
+  resetScan(): void {
+    this.builder.resetScan();
+    this.shapes.clear();
+    this.lastError = undefined;
+  }
+}
+
+let lexer: Lexer | undefined;
+let reader: LineReader | undefined;
+
+/** The shared lexer and line reader, built on first use (building them costs tens of milliseconds). */
+export function lineTools(): { lexer: Lexer; reader: LineReader } {
+  if (!lexer || !reader) {
+    lexer = new Lexer(T.lexedTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
+    reader = new LineReader();
+  }
+  return { lexer, reader };
 }

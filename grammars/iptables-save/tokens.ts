@@ -78,6 +78,24 @@ export const Goto = option('Goto', ['-g', '--goto']);
 
 export const LongOption = createToken({ name: 'LongOption', pattern: Lexer.NA, categories: [AnyArg] });
 export const ShortOption = createToken({ name: 'ShortOption', pattern: Lexer.NA, categories: [AnyArg] });
+/**
+ * Module and target options found in kube-proxy's and CNIs' dumps: known spellings get their
+ * type and shared copy in refineOptions()'s one lookup, with no intern() (which costs a second
+ * lookup in a table that grows with the dump). Any other option is read the same way, interned.
+ */
+for (const spelling of [
+  '--comment', '--to-destination', '--to-source', '--to', '--mode', '--probability', '--every', '--packet',
+  '--dport', '--sport', '--dports', '--sports', '--destination-port', '--source-port', '--destination-ports', '--source-ports',
+  '--name', '--mask', '--rsource', '--rdest', '--seconds', '--reap', '--rcheck', '--set', '--update', '--remove', '--hitcount',
+  '--src-type', '--dst-type', '--limit-iface-in', '--limit-iface-out', '--ctstate', '--state', '--reject-with',
+  '--random', '--random-fully', '--persistent', '--mark', '--set-xmark', '--set-mark', '--or-mark', '--and-mark', '--xor-mark',
+  '--match-set', '--tcp-flags', '--syn', '--icmp-type', '--icmpv6-type', '--log-prefix', '--log-level', '--nflog-prefix',
+  '--nflog-group', '--to-ports', '--physdev-in', '--physdev-out', '--physdev-is-in', '--physdev-is-out', '--physdev-is-bridged',
+  '--clamp-mss-to-pmtu', '--set-mss', '--notrack', '--zone', '--queue-num', '--queue-bypass', '--return-nomatch',
+]) {
+  OPTION_TYPES.set(spelling, { type: LongOption, image: spelling });
+}
+
 /** What the lexer produces for every option; refineOptions() replaces it. */
 export const OptionWord = createToken({ name: 'OptionWord', pattern: new RegExp(`(?:--[A-Za-z0-9][\\w.-]*|-[A-Za-z0-9])${END}`), start_chars_hint: ['-'] });
 
