@@ -38,8 +38,14 @@ export interface FormatSniffer {
   sniff(lines: readonly string[]): number;
 }
 
+/** Lines read so far, of how many. Called synchronously, mid-parse: keep it cheap. */
+export type ParseProgress = (linesDone: number, linesTotal: number) => void;
+
 export interface FormatParser<T = unknown> {
   readonly id: FormatId;
-  /** Never throws on user input: problems become diagnostics. */
-  parse(text: string, file: string): ParsedInput<T>;
+  /**
+   * Never throws on user input: problems become diagnostics. Parsers of formats whose dumps
+   * get big (iptables-save) report how far they are through `progress`, now and then.
+   */
+  parse(text: string, file: string, progress?: ParseProgress): ParsedInput<T>;
 }

@@ -5,6 +5,7 @@
  */
 import type { IToken, IRecognitionException, ILexingError, Lexer } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
+import type { ParseProgress } from '../common/format.js';
 import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
 import { lineTools, type LineReader } from './parser.js';
 import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
@@ -71,6 +72,9 @@ export interface IptablesSaveScan {
 /** Lines lexed together in one lexer call (their tokens are then parsed line by line). */
 const CHUNK_LINES = 512;
 
+/** How often a long scan says how far it is. */
+const PROGRESS_LINES = CHUNK_LINES * 32;
+
 const enum LineKind {
   Skip,
   Lex,
@@ -85,14 +89,14 @@ const enum LineKind {
  * set-up of Chevrotain's lexer costs as much as lexing a short line), then each line is parsed
  * on its own over its slice of the tokens, so one bad line still gives one diagnostic.
  */
-export function scanIptablesSave(text: string, file: string, sink: IptablesSaveSink): IptablesSaveScan {
+export function scanIptablesSave(text: string, file: string, sink: IptablesSaveSink, progress?: ParseProgress): IptablesSaveScan {
   const input = splitInput(text);
   const { lexer, reader } = lineTools();
   resetInterned();
   reader.resetScan();
   scanning = true;
   try {
-    return scanLines(text, input, file, sink, lexer, reader);
+    return scanLines(text, input, file, sink, lexer, reader, progress);
   } finally {
     scanning = false;
     resetInterned();
@@ -125,7 +129,7 @@ export function parseRuleItems(text: string, column: number): readonly RuleItem[
   }
 }
 
-function scanLines(text: string, input: InputText, file: string, sink: IptablesSaveSink, lexer: Lexer, reader: LineReader): IptablesSaveScan {
+function scanLines(text: string, input: InputText, file: string, sink: IptablesSaveSink, lexer: Lexer, reader: LineReader, progress: ParseProgress | undefined): IptablesSaveScan {
   const lines = input.lines;
   const diagnostics: Diagnostic[] = [];
   // The text the lines were split from: chunks are sliced from it (no copy) unless CRs were removed.
@@ -148,6 +152,7 @@ function scanLines(text: string, input: InputText, file: string, sink: IptablesS
 
   let offset = 0; // offset of line `from` in `body` (when sliceable)
   for (let from = 0; from < lines.length; from += CHUNK_LINES) {
+    if (progress !== undefined && from % PROGRESS_LINES < CHUNK_LINES) progress(from, lines.length);
     const to = Math.min(lines.length, from + CHUNK_LINES);
     // 1. Classify the chunk's lines: only plain rule/table/chain lines are lexed together.
     let lexable = 0;

@@ -132,19 +132,27 @@ export const allTokens: TokenType[] = [
  * keys compare by identity). The table lives for one scan (resetInterned()), so it never keeps
  * a dump's text alive, and is bounded.
  */
-const INTERNED = new Map<string, string>();
+const INTERNED_SHORT = new Map<string, string>();
+const INTERNED_LONG = new Map<string, string>();
 const INTERN_LIMIT = 1 << 20;
+/**
+ * Short words (modules, protocols, verdicts, shared chains: a few hundred) are looked up in a
+ * table of their own that stays small and fast; chain names (100k+ in a big dump) in another.
+ */
+const SHORT = 16;
 
 export function intern(s: string): string {
-  const known = INTERNED.get(s);
+  const table = s.length <= SHORT ? INTERNED_SHORT : INTERNED_LONG;
+  const known = table.get(s);
   if (known !== undefined) return known;
-  if (INTERNED.size < INTERN_LIMIT && typeof s === 'string') INTERNED.set(s, s);
+  if (table.size < INTERN_LIMIT && typeof s === 'string') table.set(s, s);
   return s;
 }
 
 /** Forget the shared words (at the start and end of each scan). */
 export function resetInterned(): void {
-  INTERNED.clear();
+  INTERNED_SHORT.clear();
+  INTERNED_LONG.clear();
 }
 
 /** Give each OptionWord its exact type (and a shared copy of its spelling), in place, for tokens[from, to). */

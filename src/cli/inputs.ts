@@ -3,7 +3,8 @@ import { loadSnapshot } from '../load/snapshot.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { parseIp } from '../model/addr.js';
 import { UsageError } from './exit.js';
-import { startProgress } from './progress.js';
+import { parsingText, startProgress } from './progress.js';
+import { printable } from '../source/index.js';
 
 export interface InputOptions {
   input?: string[];
@@ -36,10 +37,15 @@ export async function loadFromOptions(positional: readonly string[], opts: Input
     }
   }
   const progress = await startProgress(human, 'reading dumps');
+  let started = performance.now();
   try {
     return await loadSnapshot(paths, {
       nodeIps: opts.nodeIp ?? [],
-      onFile: (p, i, n) => progress.update(`reading ${p} (${i + 1}/${n})`),
+      onFile: (p, i, n) => {
+        started = performance.now();
+        progress.update(`reading ${printable(p)} (${i + 1}/${n})`);
+      },
+      onParse: (p, done, total) => progress.paint(parsingText(printable(p), done, total, (performance.now() - started) / 1000)),
     });
   } finally {
     progress.stop();

@@ -7,7 +7,7 @@ import { parseRuleItems, scanIptablesSave, type DocumentEntry, type LineSyntax, 
 
 type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput, ParseProgress } from '../load/format.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/iptables-save/syntax.js';
 import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
@@ -114,15 +114,15 @@ class SavedRule implements Rule {
 
 const counters = (c: readonly [string, string] | undefined): Counters | undefined => (c ? { packets: c[0], bytes: c[1] } : undefined);
 
-export function extractIptablesSave(text: string, file: string): ParsedInput<Ruleset> {
+export function extractIptablesSave(text: string, file: string, progress?: ParseProgress): ParsedInput<Ruleset> {
   try {
-    return extract(text, file);
+    return extract(text, file, progress);
   } finally {
     clearSharedTargets();
   }
 }
 
-function extract(text: string, file: string): ParsedInput<Ruleset> {
+function extract(text: string, file: string, progress: ParseProgress | undefined): ParsedInput<Ruleset> {
   /** Extraction diagnostics found while the grammar reads (they follow the grammar's own). */
   const early: Diagnostic[] = [];
   const tables: MutableTable[] = [];
@@ -285,7 +285,7 @@ function extract(text: string, file: string): ParsedInput<Ruleset> {
       onEntry(ruleEntry);
     },
     entry: onEntry,
-  });
+  }, progress);
   // The grammar's diagnostics come first, as they always did.
   const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early];
 

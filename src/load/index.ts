@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
-import type { FormatId, ParsedInput } from './format.js';
+import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
 
 export class InputError extends Error {}
@@ -104,7 +104,7 @@ export interface ParsedFile {
 }
 
 /** Parse one input whose format is sniffed (or forced). */
-export async function parseInput(input: RawInput, forced?: FormatId): Promise<ParsedFile> {
+export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress): Promise<ParsedFile> {
   const format = forced ?? detectFormat(input.text);
   if (!format) {
     const empty = input.text.trim() === '';
@@ -123,7 +123,7 @@ export async function parseInput(input: RawInput, forced?: FormatId): Promise<Pa
   const parser = await parserFor(format);
   let parsed: ParsedInput;
   try {
-    parsed = parser.parse(input.text, input.path);
+    parsed = parser.parse(input.text, input.path, progress);
   } catch (e) {
     // A parser bug must not take the other files down with it; say so plainly.
     const d = diagnostic('error', 'internal/parser-crash', `kpx failed while reading this ${format} file: ${(e as Error).message}`, input.path, 1, 1);

@@ -26,6 +26,8 @@ export interface SnapshotOptions {
   readonly stdin?: () => Buffer;
   /** Called as files are parsed (progress display). */
   readonly onFile?: (path: string, index: number, total: number) => void;
+  /** A big file is being parsed: lines read so far, of how many (see ParseProgress). */
+  readonly onParse?: (path: string, linesDone: number, linesTotal: number) => void;
 }
 
 export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
@@ -97,7 +99,9 @@ export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptio
   const parsed: ParsedFile[] = [];
   for (let i = 0; i < inputs.length; i++) {
     opts.onFile?.(inputs[i].path, i, inputs.length);
-    parsed.push(await parseInput(inputs[i], opts.format));
+    const path = inputs[i].path;
+    const onParse = opts.onParse;
+    parsed.push(await parseInput(inputs[i], opts.format, onParse && ((done, total) => onParse(path, done, total))));
   }
   return assembleSnapshot(parsed, opts);
 }

@@ -1,5 +1,5 @@
 /** Pure renderers for `kpx services`: a table, one Service in detail, and the JSON schema. */
-import Table from 'cli-table3';
+import { renderTable } from './table.js';
 import type { Resolution, ServicePort } from '../kube/types.js';
 import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
@@ -45,9 +45,9 @@ function stateText(s: ServicePort, c: Colors): string {
 
 export function renderServicesTable(res: Resolution, c: Colors): string {
   if (res.services.length === 0) return 'No Kubernetes Services found in these dumps.\n';
-  const table = new Table({ head: ['Service', 'type', 'VIP:port/proto', 'node port', 'policy', 'endpoints (* local)', 'state'], style: { head: [], border: [] } });
+  const rows: string[][] = [];
   for (const s of res.services) {
-    table.push([
+    rows.push([
       printable(serviceLabel(s), 60),
       serviceType(s),
       `${formatHostPort(s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0] ?? '-', s.port)}/${s.protocol}`,
@@ -60,7 +60,8 @@ export function renderServicesTable(res: Resolution, c: Colors): string {
   const counts = new Map<string, number>();
   for (const s of res.services) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
   const summary = [...counts.entries()].map(([k, v]) => `${v} ${k}`).join(', ');
-  return `${table.toString()}\n${res.services.length} Service ports (${summary}).\n`;
+  const table = renderTable({ head: ['Service', 'type', 'VIP:port/proto', 'node port', 'policy', 'endpoints (* local)', 'state'] }, rows);
+  return `${table}\n${res.services.length} Service ports (${summary}).\n`;
 }
 
 export function renderServiceDetail(s: ServicePort, c: Colors): string {
