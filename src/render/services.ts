@@ -95,7 +95,7 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
 }
 
 /** The stable JSON schema (README "JSON output"): evidence only with detail. */
-export function servicesJson(res: Resolution, withEvidence: boolean): unknown {
+export function servicesJson(res: Resolution, withEvidence: boolean): Record<string, unknown> {
   return {
     services: res.services.map((s) => {
       const { evidence, endpoints, ...rest } = s;

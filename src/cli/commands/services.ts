@@ -2,7 +2,8 @@
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import type { ServicePort } from '../../kube/types.js';
-import { renderJson } from '../../render/json.js';
+import { writeJson } from '../../render/json-stream.js';
+import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderServiceDetail, renderServicesTable, servicesJson } from '../../render/services.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
@@ -36,20 +37,22 @@ export function serviceSelector(sel: string): (s: ServicePort) => boolean {
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
   if (opts.nodes) return (await import('./cluster-services.js')).servicesNodesAction(positional, opts);
   if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
-  const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
+  let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text');
   const res = await resolveServices(snapshot);
+  const inputErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
+  // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
+  snapshot = undefined;
   let services = res.services;
   if (opts.namespace) services = services.filter((s) => s.namespace === opts.namespace);
   if (opts.state) services = services.filter((s) => s.state === opts.state);
   if (opts.service) services = services.filter(serviceSelector(opts.service));
   const filtered = { ...res, services };
   const c = chalkInit(colorEnabled(opts));
-  if (opts.output === 'json') process.stdout.write(renderJson(servicesJson(filtered, Boolean(opts.service)), { plain: true }));
+  if (opts.output === 'json') writeJson(servicesJson(filtered, Boolean(opts.service)), (text) => process.stdout.write(text));
   else if (opts.service) {
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
   } else process.stdout.write(renderServicesTable(filtered, c));
-  const inputErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
   if (inputErrors) process.stderr.write('kpx: some inputs had errors; run `kpx inspect` on them for details\n');
   return ExitCode.Ok;
 }
