@@ -17,7 +17,8 @@ const silent: Progress = { update() {}, paint() {}, stop() {} };
 const PAINT_MS = 80;
 
 export async function startProgress(enabled: boolean, text: string): Promise<Progress> {
-  if (!enabled || !process.stderr.isTTY || process.env.CI) return silent;
+  // A terminal that reports no width (some `script`/CI ptys) would make ora redraw forever.
+  if (!enabled || !process.stderr.isTTY || process.env.CI || !(process.stderr.columns > 0)) return silent;
   const { default: ora } = await import('ora');
   const spinner: Ora = ora({ text, stream: process.stderr }).start();
   let painted = 0;

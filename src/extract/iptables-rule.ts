@@ -150,7 +150,7 @@ function interpretModule(module: string, options: readonly OptionSyntax[], out: 
         } else if (o.name === '--packet') packet = Number(o.args[0]);
         else out.push(unsupported(mod, o, true));
       }
-      if (mode === 'random' && probability !== undefined && Number.isFinite(probability)) out.push({ kind: 'statistic', mode: 'random', probability, negated });
+      if (mode === 'random' && probability !== undefined && Number.isFinite(probability)) out.push(randomMatch(probability, negated));
       else if (mode === 'nth' && every !== undefined && every > 0) out.push({ kind: 'statistic', mode: 'nth', every, packet, negated });
       else out.push({ kind: 'unsupported', module: mod, text: options.map(optionText).join(' '), known: true });
       return;
@@ -315,6 +315,20 @@ export function clearSharedTargets(): void {
   JUMPS.clear();
   GOTOS.clear();
   PROTOCOL_MATCHES.clear();
+  RANDOM_MATCHES.clear();
+}
+
+/** A ladder's probabilities repeat across Services (1/2, 1/3, …): one shared match per value. */
+const RANDOM_MATCHES = new Map<number, Match>();
+
+function randomMatch(probability: number, negated: boolean): Match {
+  if (negated) return { kind: 'statistic', mode: 'random', probability, negated };
+  let m = RANDOM_MATCHES.get(probability);
+  if (m === undefined) {
+    m = { kind: 'statistic', mode: 'random', probability, negated: false };
+    if (RANDOM_MATCHES.size < 4096) RANDOM_MATCHES.set(probability, m);
+  }
+  return m;
 }
 
 function jumpTo(chain: string, goto: boolean): Target {

@@ -28,10 +28,12 @@ export const servicePortEndpointChainNamePrefix = 'KUBE-SEP-';
 
 const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/;
 
+export type PerServiceRole = 'SVC' | 'SVL' | 'EXT' | 'FW' | 'XLB';
+
 /** `KUBE-SVC-ERIFXISQEP7F7OF4` → {role: 'SVC', hash: 'ERIFXISQEP7F7OF4'}. */
-export function perServiceChain(name: string): { role: 'SVC' | 'SVL' | 'EXT' | 'FW' | 'XLB'; hash: string } | undefined {
+export function perServiceChain(name: string): { role: PerServiceRole; hash: string } | undefined {
   const m = PER_SERVICE.exec(name);
-  return m ? { role: m[1] as 'SVC', hash: m[2] } : undefined;
+  return m ? { role: m[1] as PerServiceRole, hash: m[2] } : undefined;
 }
 
 export function isEndpointChain(name: string): boolean {

@@ -3,15 +3,33 @@
  * interface or bridge (true), via another node or a tunnel (false); an address of the node itself
  * (hostNetwork endpoint) is local. Unknown without routes.
  */
-import { ipEquals, parseIp } from '../model/addr.js';
-import { interfaceRole } from '../model/iface.js';
+import { parseIp, type Ip } from '../model/addr.js';
+import { interfaceRole, type InterfaceRole, type NetInterface } from '../model/iface.js';
 import { lookupRoute } from '../model/route.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 
 export function endpointLocality(snapshot: NodeSnapshot, ipText: string): boolean | null {
-  const ip = parseIp(ipText);
+  return localityOf(snapshot, parseEndpointIp(ipText));
+}
+
+/**
+ * endpointLocality() for the many endpoints of one snapshot (tens of thousands at 10k Services):
+ * each address is answered once, as Service ports share endpoints. Always null without
+ * addresses and routes.
+ */
+export function endpointLocalityLookup(snapshot: NodeSnapshot): (ipText: string) => boolean | null {
+  if (snapshot.interfaces.length === 0 && snapshot.routes.length === 0) return () => null;
+  const memo = new Map<string, boolean | null>();
+  return (ipText) => {
+    let local = memo.get(ipText);
+    if (local === undefined) memo.set(ipText, (local = endpointLocality(snapshot, ipText)));
+    return local;
+  };
+}
+
+function localityOf(snapshot: NodeSnapshot, ip: Ip | undefined): boolean | null {
   if (!ip) return null;
-  for (const i of snapshot.interfaces) for (const a of i.addresses) if (ipEquals(a.ip, ip)) return true;
+  if (nodeAddresses(snapshot.interfaces)[ip.family].has(ip.value)) return true;
   if (snapshot.routes.length === 0) return null;
   const route = lookupRoute(snapshot.routes, ip);
   if (!route) return null;
@@ -19,9 +37,60 @@ export function endpointLocality(snapshot: NodeSnapshot, ipText: string): boolea
   if (route.via) return false;
   const dev = route.dev ?? route.nexthops?.[0]?.dev;
   if (!dev) return null;
-  const role = interfaceRole(dev);
+  const role = deviceRole(dev);
   if (role === 'pod-veth' || role === 'bridge') return true;
   // A tunnel, or a host on a physical link that is not this node: another machine.
   if (role === 'tunnel' || role === 'physical') return false;
   return null;
+}
+
+/** The node's own addresses by family, indexed once per interface list rather than scanned per endpoint. */
+const addressIndexes = new WeakMap<readonly NetInterface[], Record<4 | 6, Set<bigint>>>();
+
+function nodeAddresses(interfaces: readonly NetInterface[]): Record<4 | 6, Set<bigint>> {
+  let index = addressIndexes.get(interfaces);
+  if (!index) {
+    index = { 4: new Set(), 6: new Set() };
+    for (const i of interfaces) for (const a of i.addresses) index[a.ip.family].add(a.ip.value);
+    addressIndexes.set(interfaces, index);
+  }
+  return index;
+}
+
+// interfaceRole() tries a few regexes; endpoints' routes name a handful of devices.
+const roles = new Map<string, InterfaceRole>();
+
+function deviceRole(dev: string): InterfaceRole {
+  let role = roles.get(dev);
+  if (role === undefined) {
+    role = interfaceRole(dev);
+    if (roles.size < 4096) roles.set(dev, role);
+  }
+  return role;
+}
+
+/**
+ * parseIp(), with a quick path for the plain dotted quad an endpoint nearly always is (ipaddr.js
+ * validates every address several ways). Anything else, including leading zeros, goes to parseIp.
+ */
+function parseEndpointIp(text: string): Ip | undefined {
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (digits === 1 && part === 0) return parseIp(text); // leading zero
+      part = part * 10 + (c - 48);
+      if (++digits > 3 || part > 255) return parseIp(text);
+    } else if (c === 46 && digits > 0 && dots < 3) {
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else return parseIp(text);
+  }
+  if (dots !== 3 || digits === 0) return parseIp(text);
+  return { family: 4, value: BigInt(value * 256 + part) };
 }

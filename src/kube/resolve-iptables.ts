@@ -4,9 +4,9 @@
  * kube-proxy wrote them, and are checked against the hash. Services without endpoints have
  * no chains, only filter-table REJECT/DROP rules, and are found from those.
  */
-import type { Chain, Match, Rule, Ruleset, Table } from '../model/netfilter.js';
+import type { Chain, Match, NatTo, Rule, Ruleset, Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { formatCidr, formatIp } from '../model/addr.js';
+import { formatCidr, formatIp, type Cidr } from '../model/addr.js';
 import {
   chainOwner,
   isEndpointChain,
@@ -17,38 +17,48 @@ import {
   kubeProxyFirewallChain,
   kubeServicesChain,
   perServiceChain,
+  servicePortEndpointChainNamePrefix,
+  servicePortPolicyLocalChainNamePrefix,
+  type PerServiceRole,
 } from './chains.js';
 import { endpointFromComment, parseServiceComment, type CommentIdentity } from './comments.js';
 import { endpointHash, portProtoHash, servicePortName } from './hash.js';
-import { endpointLocality } from './locality.js';
+import { endpointLocalityLookup } from './locality.js';
 import type { Endpoint, Evidence, ForeignObject, Protocol, Resolution, ServicePort, ServiceState } from './types.js';
 import { compareServicePorts } from './types.js';
 
 type EntryKind = 'cluster' | 'external' | 'loadbalancer' | 'nodeport';
 
 interface Group {
-  key: string;
-  hash?: string;
+  hash: string;
   family: 4 | 6;
-  chains: Map<string, Chain>;
+  // The nat table's chains of this Service port by role (a later chain of the same role wins).
+  svc?: Chain;
+  svl?: Chain;
+  ext?: Chain;
+  xlb?: Chain;
+  /** Whether any of its chains (FW included) is in nat. */
+  inNat: boolean;
+  /** FW chains, in nat (≤1.24) or filter (≥1.25): one per table, in the order the tables come. */
+  fw?: { table: string; chain: Chain }[];
   identity?: CommentIdentity;
-  identitySource?: 'comment' | 'hash';
   protocol?: Protocol;
   port?: number;
   clusterIP?: string;
   clusterTarget?: string;
   nodePort?: number;
-  externalIPs: Set<string>;
-  loadBalancerIPs: Set<string>;
-  sourceRanges: Set<string>;
+  // Address sets are made on first use: most Service ports have none.
+  externalIPs?: Set<string>;
+  loadBalancerIPs?: Set<string>;
+  sourceRanges?: Set<string>;
   noEndpoints: boolean;
   noLocalEndpoints: boolean;
   internalLocal?: boolean;
   /** External addresses known only from REJECT/DROP rules, which are the same for externalIPs and LoadBalancer IPs. */
   ambiguousExternal?: boolean;
   externalLocal?: boolean;
+  /** Evidence so far; buildServicePort appends the chains' rules and hands it to the ServicePort. */
   evidence: Evidence[];
-  problems: string[];
 }
 
 // Evidence is built for rules chain by chain: the `table/chain` text is made once per chain.
@@ -69,26 +79,56 @@ function pushEvidence(out: Evidence[], rules: readonly Rule[]): void {
   for (let i = 0; i < rules.length; i++) out.push(evidenceOf(rules[i]));
 }
 
-function first<K extends Match['kind']>(r: Rule, kind: K, pred?: (m: Extract<Match, { kind: K }>) => boolean): Extract<Match, { kind: K }> | undefined {
-  for (const m of r.matches) if (m.kind === kind && (!pred || pred(m as Extract<Match, { kind: K }>))) return m as Extract<Match, { kind: K }>;
+// Match readers: plain loops, as they run for every dispatch and chain rule (no per-call closures).
+
+function ruleProtocol(r: Rule): Protocol | undefined {
+  for (const m of r.matches) {
+    if (m.kind !== 'protocol' || m.negated) continue;
+    const p = m.protocol;
+    return p === 'tcp' || p === 'udp' || p === 'sctp' ? p : undefined;
+  }
   return undefined;
 }
 
-function ruleProtocol(r: Rule): Protocol | undefined {
-  const p = first(r, 'protocol', (m) => !m.negated)?.protocol;
-  return p === 'tcp' || p === 'udp' || p === 'sctp' ? p : undefined;
+/** The single destination port of a rule (`--dport 53`), not a range or a negation. */
+function ruleDport(r: Rule): number | undefined {
+  for (const m of r.matches) {
+    if (m.kind === 'port' && m.dir === 'dst' && !m.negated && m.ranges.length === 1 && m.ranges[0].from === m.ranges[0].to) return m.ranges[0].from;
+  }
+  return undefined;
 }
 
-function ruleDport(r: Rule): number | undefined {
-  const m = first(r, 'port', (p) => p.dir === 'dst' && !p.negated && p.ranges.length === 1 && p.ranges[0].from === p.ranges[0].to);
-  return m?.ranges[0].from;
+/** The first address match of a direction and negation (`-d 10.96.0.10/32`, `! -s 10.244.0.0/16`). */
+function ruleAddress(r: Rule, dir: 'src' | 'dst', negated: boolean): Extract<Match, { kind: 'address' }> | undefined {
+  for (const m of r.matches) if (m.kind === 'address' && m.dir === dir && m.negated === negated) return m;
+  return undefined;
+}
+
+/** A host address without its /32 (/128), any other prefix as a CIDR. */
+function cidrText(cidr: Cidr): string {
+  const host = cidr.prefix === (cidr.family === 4 ? 32 : 128);
+  return host ? formatIp({ family: cidr.family, value: cidr.network }) : formatCidr(cidr);
 }
 
 function ruleDestination(r: Rule): string | undefined {
-  const m = first(r, 'address', (a) => a.dir === 'dst' && !a.negated);
-  if (!m?.cidr) return undefined;
-  const host = m.cidr.prefix === (m.cidr.family === 4 ? 32 : 128);
-  return host ? formatIp({ family: m.cidr.family, value: m.cidr.network }) : formatCidr(m.cidr);
+  const m = ruleAddress(r, 'dst', false);
+  return m?.cidr ? cidrText(m.cidr) : undefined;
+}
+
+/** `-m addrtype --dst-type LOCAL`: the node-port rules of KUBE-EXTERNAL-SERVICES. */
+function matchesLocalDestination(r: Rule): boolean {
+  for (const m of r.matches) if (m.kind === 'addrtype' && m.dir === 'dst' && !m.negated && m.types.includes('LOCAL')) return true;
+  return false;
+}
+
+function recentCheck(r: Rule): Extract<Match, { kind: 'recent' }> | undefined {
+  for (const m of r.matches) if (m.kind === 'recent' && m.op === 'rcheck' && !m.negated) return m;
+  return undefined;
+}
+
+function statistic(r: Rule): Extract<Match, { kind: 'statistic' }> | undefined {
+  for (const m of r.matches) if (m.kind === 'statistic') return m;
+  return undefined;
 }
 
 function jumpTarget(r: Rule): string | undefined {
@@ -108,108 +148,152 @@ export function ladderShares(probabilities: readonly (number | undefined)[]): { 
   let remaining = 1;
   const shares: number[] = [];
   let unreachableFrom: number | undefined;
-  probabilities.forEach((p, i) => {
+  for (let i = 0; i < probabilities.length; i++) {
+    const p = probabilities[i];
     const take = p === undefined ? 1 : p;
     if (remaining === 0 && unreachableFrom === undefined) unreachableFrom = i;
     shares.push(remaining * take);
     remaining *= 1 - take;
-  });
+  }
   return unreachableFrom === undefined ? { shares, leftover: remaining } : { shares, leftover: remaining, unreachableFrom };
 }
 
 interface EndpointRule {
   rule: Rule;
+  /** Position of the rule in its chain. */
+  index: number;
   sep: string;
-  probability?: number;
+  /** undefined: the rule takes everything that reaches it. */
+  probability: number | undefined;
 }
 
-/** The endpoint rules of a SVC/SVL chain, the affinity timeout, and what else the chain does. */
-function readBalancingChain(chain: Chain): { endpoints: EndpointRule[]; affinity?: number; dropsNoLocal: boolean; masqCidr?: string } {
+interface BalancingChain {
+  endpoints: EndpointRule[];
+  affinity?: number;
+  dropsNoLocal: boolean;
+}
+
+/** The endpoint rules of a SVC/SVL chain, the affinity timeout, and whether it drops (no local endpoints). */
+function readBalancingChain(chain: Chain): BalancingChain {
   const endpoints: EndpointRule[] = [];
   let affinity: number | undefined;
   let dropsNoLocal = false;
-  let masqCidr: string | undefined;
-  for (const r of chain.rules) {
+  const rules = chain.rules;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
     const target = jumpTarget(r);
-    const recent = first(r, 'recent', (m) => m.op === 'rcheck' && !m.negated);
-    if (target === kubeMarkMasqChain) {
-      const src = first(r, 'address', (a) => a.dir === 'src' && a.negated);
-      if (src?.cidr) masqCidr = formatCidr(src.cidr);
-      continue;
-    }
+    if (target === kubeMarkMasqChain) continue;
     if (target === kubeMarkDropChain || r.target?.kind === 'drop' || r.target?.kind === 'reject') {
       dropsNoLocal = true;
       continue;
     }
-    if (recent && target) {
+    if (!target) continue;
+    const recent = recentCheck(r);
+    if (recent) {
       affinity = recent.seconds ?? 10800;
       continue;
     }
-    if (target && isEndpointChain(target)) {
-      const stat = first(r, 'statistic');
-      const probability = stat && stat.mode === 'random' && !stat.negated ? stat.probability : stat && stat.mode === 'nth' ? 1 / stat.every : undefined;
-      endpoints.push(probability === undefined ? { rule: r, sep: target } : { rule: r, sep: target, probability });
-    }
+    if (isEndpointChain(target)) endpoints.push({ rule: r, index: i, sep: target, probability: endpointProbability(r) });
   }
-  return { endpoints, dropsNoLocal, ...(affinity !== undefined ? { affinity } : {}), ...(masqCidr ? { masqCidr } : {}) };
+  return affinity !== undefined ? { endpoints, dropsNoLocal, affinity } : { endpoints, dropsNoLocal };
 }
 
-function dnatOf(chain: Chain | undefined): { ip: string; port: number | null; rule: Rule } | undefined {
+/** `-m statistic --mode random --probability p` or `--mode nth --every n`; undefined when the rule takes all. */
+function endpointProbability(r: Rule): number | undefined {
+  const stat = statistic(r);
+  if (!stat) return undefined;
+  if (stat.mode === 'random') return stat.negated ? undefined : stat.probability;
+  return 1 / stat.every;
+}
+
+/** The DNAT destination of a SEP chain: its first DNAT rule's first address. */
+function dnatOf(chain: Chain | undefined): NatTo | undefined {
   if (!chain) return undefined;
   for (const r of chain.rules) {
-    if (r.target?.kind === 'dnat' && r.target.to[0]?.ip) {
-      const to = r.target.to[0];
-      return { ip: to.ip!, port: to.port ?? null, rule: r };
-    }
+    if (r.target?.kind === 'dnat' && r.target.to[0]?.ip) return r.target.to[0];
+  }
+  return undefined;
+}
+
+/** `-> 10.244.0.3:53` in the endpoint rule's comment, for SEP chains without a DNAT rule. */
+function endpointFromRuleComment(r: Rule): { ip: string; port: number } | undefined {
+  for (const c of r.comments) {
+    const id = parseServiceComment(c);
+    const text = id ? endpointFromComment(id.rest) : undefined;
+    if (!text) continue;
+    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(text);
+    return m ? { ip: m[1], port: Number(m[2]) } : undefined;
   }
   return undefined;
 }
 
 function classifyEntry(rest: string, targetRole: string | undefined): EntryKind | undefined {
-  if (/^cluster IP/.test(rest)) return 'cluster';
-  if (/^external IP/.test(rest)) return 'external';
-  if (/^loadbalancer IP/.test(rest)) return 'loadbalancer';
+  if (rest.startsWith('cluster IP')) return 'cluster';
+  if (rest.startsWith('external IP')) return 'external';
+  if (rest.startsWith('loadbalancer IP')) return 'loadbalancer';
   if (rest === '' && (targetRole === 'SVC' || targetRole === 'SVL')) return 'cluster';
   return undefined;
+}
+
+function added(set: Set<string> | undefined, value: string): Set<string> {
+  return (set ?? new Set<string>()).add(value);
+}
+
+function sortedList(set: Set<string> | undefined): string[] {
+  return set ? [...set].sort() : [];
 }
 
 export function resolveIptables(snapshot: NodeSnapshot): Resolution {
   const services: ServicePort[] = [];
   const others: ForeignObject[] = [];
-  const problems: Resolution['problems'][number][] = [];
+  const locality = endpointLocalityLookup(snapshot);
   for (const rs of snapshot.rulesets) {
-    const out = resolveRuleset(rs, snapshot);
-    services.push(...out.services);
-    others.push(...out.others);
-    problems.push(...out.problems);
+    const out = resolveRuleset(rs, locality);
+    for (const s of out.services) services.push(s);
+    for (const o of out.others) others.push(o);
   }
-  services.sort(compareServicePorts);
-  return { services, others, problems };
+  sortServicePorts(services);
+  return { services, others, problems: [] };
 }
 
-function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
+/**
+ * Sort as compareServicePorts does. It builds both sort keys on every comparison (~200k at 10k
+ * Services, ~40 MB of garbage), so sort first on keys built once per Service port, then let it
+ * sort that: on sorted input it compares each neighbour once. Its order decides in any case, and
+ * ties keep their order either way, since equal keys stay in input order in both (stable) sorts.
+ */
+function sortServicePorts(services: ServicePort[]): void {
+  const keyed = services.map((s) => ({ s, key: [s.namespace ?? '\uffff', s.name ?? '\uffff', s.portName ?? '', s.protocol, String(s.port).padStart(5, '0'), s.clusterIP ?? ''] }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i] < b.key[i] ? -1 : 1;
+    return 0;
+  });
+  for (let i = 0; i < keyed.length; i++) services[i] = keyed[i].s;
+  services.sort(compareServicePorts);
+}
+
+function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): { services: ServicePort[]; others: ForeignObject[] } {
   const nat = rs.tables.find((t) => t.name === 'nat');
   const filter = rs.tables.find((t) => t.name === 'filter');
   const groups = new Map<string, Group>();
   const family = rs.family;
 
-  const groupFor = (key: string, hash?: string): Group => {
-    let g = groups.get(key);
+  const groupFor = (hash: string): Group => {
+    let g = groups.get(hash);
     if (!g) {
-      g = { key, family, chains: new Map(), externalIPs: new Set(), loadBalancerIPs: new Set(), sourceRanges: new Set(), noEndpoints: false, noLocalEndpoints: false, evidence: [], problems: [] };
-      if (hash) g.hash = hash;
-      groups.set(key, g);
+      g = { hash, family, inNat: false, noEndpoints: false, noLocalEndpoints: false, evidence: [] };
+      groups.set(hash, g);
     }
     return g;
   };
 
-  // 1. Per-Service chains in every table, grouped by hash.
+  // 1. Per-Service chains in every table, grouped by hash. (Index loops over the ~100k chains:
+  // this runs once, unoptimised, where for…of allocates a step object per chain.)
   for (const t of rs.tables) {
-    for (const c of t.chains) {
-      const ps = perServiceChain(c.name);
-      if (!ps) continue;
-      const g = groupFor(ps.hash, ps.hash);
-      g.chains.set(`${t.name}/${ps.role}`, c);
+    const chains = t.chains;
+    for (let i = 0; i < chains.length; i++) {
+      const ps = perServiceChain(chains[i].name);
+      if (ps) addChain(groupFor(ps.hash), t.name, ps.role, chains[i]);
     }
   }
 
@@ -221,12 +305,9 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
       const target = jumpTarget(r);
       const ps = target ? perServiceChain(target) : undefined;
       if (!ps) continue;
-      const g = groupFor(ps.hash, ps.hash);
+      const g = groupFor(ps.hash);
       const id = commentIdentity(r);
-      if (!g.identity && id) {
-        g.identity = id;
-        g.identitySource = 'comment';
-      }
+      if (!g.identity && id) g.identity = id;
       g.evidence.push(evidenceOf(r));
       const proto = ruleProtocol(r);
       const port = ruleDport(r);
@@ -237,12 +318,15 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
       }
       const dst = ruleDestination(r);
       let kind = classifyEntry(id?.rest ?? '', ps.role);
-      if (!kind) kind = ps.role === 'SVC' || ps.role === 'SVL' ? (g.clusterIP === undefined ? 'cluster' : 'external') : g.chains.has('nat/FW') || ps.role === 'FW' ? 'loadbalancer' : 'external';
+      if (!kind) kind = ps.role === 'SVC' || ps.role === 'SVL' ? (g.clusterIP === undefined ? 'cluster' : 'external') : hasNatFirewall(g) || ps.role === 'FW' ? 'loadbalancer' : 'external';
       if (kind === 'cluster') {
         if (dst) g.clusterIP = dst;
         if (port !== undefined) g.port = port;
         g.clusterTarget = ps.role;
-      } else if (dst) (kind === 'external' ? g.externalIPs : g.loadBalancerIPs).add(dst);
+      } else if (dst) {
+        if (kind === 'external') g.externalIPs = added(g.externalIPs, dst);
+        else g.loadBalancerIPs = added(g.loadBalancerIPs, dst);
+      }
       if (port !== undefined && kind !== 'cluster') g.port ??= port;
     }
   };
@@ -256,17 +340,13 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
     for (const r of chain.rules) {
       const id = commentIdentity(r);
       if (!id) continue;
-      const noEp = /has no endpoints/.test(id.rest);
-      const noLocal = /has no local endpoints/.test(id.rest);
+      const noEp = id.rest.includes('has no endpoints');
+      const noLocal = id.rest.includes('has no local endpoints');
       if (!noEp && !noLocal) continue;
       const proto = ruleProtocol(r) ?? 'tcp';
       const spn = servicePortName(id.namespace, id.name, id.portName);
-      const hash = portProtoHash(spn, proto);
-      const g = groupFor(hash, hash);
-      if (!g.identity) {
-        g.identity = id;
-        g.identitySource = 'comment';
-      }
+      const g = groupFor(portProtoHash(spn, proto));
+      if (!g.identity) g.identity = id;
       g.protocol ??= proto;
       g.evidence.push(evidenceOf(r));
       if (noEp) g.noEndpoints = true;
@@ -279,14 +359,13 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
       }
       const dst = ruleDestination(r);
       const port = ruleDport(r);
-      const localDst = first(r, 'addrtype', (a) => a.dir === 'dst' && !a.negated && a.types.includes('LOCAL'));
-      if (localDst && port !== undefined) g.nodePort = port;
+      if (port !== undefined && matchesLocalDestination(r)) g.nodePort = port;
       else if (dst && chainName === kubeServicesChain) {
         g.clusterIP ??= dst;
         if (port !== undefined) g.port ??= port;
       } else if (dst) {
-        if (!g.loadBalancerIPs.has(dst)) {
-          g.externalIPs.add(dst);
+        if (!g.loadBalancerIPs?.has(dst)) {
+          g.externalIPs = added(g.externalIPs, dst);
           g.ambiguousExternal = true;
         }
         if (port !== undefined) g.port ??= port;
@@ -303,74 +382,166 @@ function resolveRuleset(rs: Ruleset, snapshot: NodeSnapshot): Resolution {
     const viaComment = id && /traffic not accepted by (KUBE-FW-[A-Z2-7]{16})/.exec(id.rest);
     const hash = ps?.hash ?? (viaComment ? perServiceChain(viaComment[1])?.hash : undefined);
     if (!hash) continue;
-    const g = groupFor(hash, hash);
+    const g = groupFor(hash);
     g.evidence.push(evidenceOf(r));
     const dst = ruleDestination(r);
     if (dst) {
-      g.externalIPs.delete(dst);
-      g.loadBalancerIPs.add(dst);
+      g.externalIPs?.delete(dst);
+      g.loadBalancerIPs = added(g.loadBalancerIPs, dst);
     }
   }
 
   // 4. Read each group's chains.
+  const endpointChains = readEndpointChains(nat);
   const results: ServicePort[] = [];
-  // Without addresses and routes no endpoint's locality can be known (endpointLocality says null).
-  const locality = snapshot.interfaces.length === 0 && snapshot.routes.length === 0 ? () => null : (ip: string) => endpointLocality(snapshot, ip);
+  // Names of the chains the Service ports own (their `chains`).
+  const claimed = new Set<string>();
   for (const g of groups.values()) {
-    const sp = buildServicePort(g, nat, locality);
+    const sp = buildServicePort(g, endpointChains, locality, claimed);
     if (sp) results.push(sp);
   }
 
   // 5. Everything else: kube-proxy infrastructure or other agents.
-  const claimed = new Set<string>();
-  for (const s of results) for (const name of Object.values(s.chains)) claimed.add(name);
   const others: ForeignObject[] = [];
   for (const t of rs.tables) {
-    for (const c of t.chains) {
+    const chains = t.chains;
+    for (let i = 0; i < chains.length; i++) {
+      const c = chains[i];
       if (c.builtin || claimed.has(c.name)) continue;
       const o: ForeignObject = { kind: 'chain', table: t.name, name: c.name, owner: chainOwner(c.name), file: rs.file, ...(c.line !== undefined ? { line: c.line } : {}) };
       others.push(o);
     }
   }
-  return { services: results, others, problems: [] };
+  return { services: results, others };
 }
 
-function hasChainsFor(g: Group): boolean {
-  return [...g.chains.keys()].some((k) => k.startsWith('nat/'));
+function addChain(g: Group, table: string, role: PerServiceRole, c: Chain): void {
+  if (table === 'nat') g.inNat = true;
+  if (role === 'FW') {
+    const fw = (g.fw ??= []);
+    const same = fw.find((f) => f.table === table);
+    if (same) same.chain = c;
+    else fw.push({ table, chain: c });
+    return;
+  }
+  if (table !== 'nat') return;
+  if (role === 'SVC') g.svc = c;
+  else if (role === 'SVL') g.svl = c;
+  else if (role === 'EXT') g.ext = c;
+  else g.xlb = c;
 }
 
-function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: string) => boolean | null): ServicePort | undefined {
-  const chainIn = (table: Table | undefined, role: string) => (table ? g.chains.get(`${table.name}/${role}`) : undefined);
-  const svc = chainIn(nat, 'SVC');
-  const svl = chainIn(nat, 'SVL');
-  const ext = chainIn(nat, 'EXT');
-  const xlb = chainIn(nat, 'XLB');
-  const fwChains = [...g.chains.entries()].filter(([k]) => k.endsWith('/FW')).map(([, c]) => c);
-  const problems = [...g.problems];
-  const evidence = [...g.evidence];
+function hasNatFirewall(g: Group): boolean {
+  return g.fw?.some((f) => f.table === 'nat') ?? false;
+}
 
-  // Identity from any rule of the group when dispatch rules had no comment.
-  for (const c of [svc, svl, ext, xlb, ...fwChains]) {
-    if (g.identity || !c) continue;
+/** Identity from any rule of the group's chains, when the dispatch rules had no comment. */
+function identityFromChains(chains: readonly (Chain | undefined)[]): CommentIdentity | undefined {
+  for (const c of chains) {
+    if (!c) continue;
     for (const r of c.rules) {
       const id = commentIdentity(r);
-      if (id) {
-        g.identity = id;
-        g.identitySource = 'comment';
-        break;
-      }
+      if (id) return id;
     }
   }
-  if (!g.protocol) {
-    for (const c of [svc, svl, ext]) for (const r of c?.rules ?? []) g.protocol ??= ruleProtocol(r);
+  return undefined;
+}
+
+function protocolFromChains(chains: readonly (Chain | undefined)[]): Protocol | undefined {
+  for (const c of chains) {
+    if (!c) continue;
+    for (const r of c.rules) {
+      const p = ruleProtocol(r);
+      if (p) return p;
+    }
   }
+  return undefined;
+}
+
+/** EXT chains of externalTrafficPolicy: Local send to the SVL chain. */
+function jumpsToLocalChain(chain: Chain): boolean {
+  for (const r of chain.rules) {
+    const t = jumpTarget(r);
+    if (t && t.startsWith(servicePortPolicyLocalChainNamePrefix) && perServiceChain(t)?.role === 'SVL') return true;
+  }
+  return false;
+}
+
+/** A SEP chain of nat as its endpoint uses it. */
+interface EndpointChain {
+  chain: Chain;
+  dnat: NatTo | undefined;
+  /** Evidence for its endpoint: a first slot for the balancing rule that jumps here, then the chain's rules. */
+  evidence: Evidence[];
+}
+
+/**
+ * Every SEP chain of nat, read in one pass in table order. Looking each up and reading it when its
+ * endpoint comes (in Service order, i.e. all over the heap) misses the CPU caches at every step:
+ * several times slower with ~90k of them at 10k Services.
+ */
+function readEndpointChains(nat: Table | undefined): Map<string, EndpointChain> {
+  const out = new Map<string, EndpointChain>();
+  // forEach, not for…of: no [name, chain] pair per chain.
+  nat?.chainsByName.forEach((chain, name) => {
+    if (!isEndpointChain(name)) return;
+    const rules = chain.rules;
+    const evidence = new Array<Evidence>(rules.length + 1);
+    for (let i = 0; i < rules.length; i++) evidence[i + 1] = evidenceOf(rules[i]);
+    out.set(name, { chain, dnat: dnatOf(chain), evidence });
+  });
+  return out;
+}
+
+/**
+ * An endpoint's evidence: its rule in the balancing chain (the Service's own evidence object for
+ * that line, shared), then its SEP chain's rules; an array of exactly that length, as ~90k of them
+ * stay in memory at 10k Services.
+ */
+function endpointEvidence(ruleEvidence: Evidence, sep: EndpointChain | undefined): Evidence[] {
+  if (!sep) return [ruleEvidence];
+  // The SEP chain's first endpoint takes its list; another one (a chain used twice) gets a copy.
+  const list = sep.evidence[0] === undefined ? sep.evidence : sep.evidence.slice();
+  list[0] = ruleEvidence;
+  return list;
+}
+
+// `chains` keys, made once rather than per Service port.
+const sepKeys: string[] = [];
+const sepKey = (i: number): string => (sepKeys[i] ??= `sep${i}`);
+
+/** name === `KUBE-SEP-${hash}`, without building that string for each of ~90k endpoints. */
+function isEndpointChainOf(name: string, hash: string): boolean {
+  return name.length === servicePortEndpointChainNamePrefix.length + hash.length && name.startsWith(servicePortEndpointChainNamePrefix) && name.endsWith(hash);
+}
+
+/** The list without repeats (kept first); the list itself when it has none, as nearly always. */
+function uniqueInOrder(list: string[]): string[] {
+  if (list.length > 16) return [...new Set(list)];
+  for (let i = 1; i < list.length; i++) if (list.lastIndexOf(list[i], i - 1) >= 0) return [...new Set(list)];
+  return list;
+}
+
+function buildServicePort(
+  g: Group,
+  endpointChains: ReadonlyMap<string, EndpointChain>,
+  locality: (ip: string) => boolean | null,
+  claimed: Set<string>,
+): ServicePort | undefined {
+  const { svc, svl, ext, xlb } = g;
+  const fwChains = g.fw ? g.fw.map((f) => f.chain) : [];
+  const problems: string[] = [];
+  // The group's evidence so far (dispatch and filter rules), then its chains'.
+  const evidence = g.evidence;
+
+  if (!g.identity) g.identity = identityFromChains([svc, svl, ext, xlb, ...fwChains]);
+  if (!g.protocol) g.protocol = protocolFromChains([svc, svl, ext]);
 
   // Local policies from the chain shapes.
   let externalTrafficPolicy: 'Cluster' | 'Local' = 'Cluster';
   if (xlb) externalTrafficPolicy = 'Local';
   if (ext) {
-    const targets = ext.rules.map(jumpTarget);
-    if (targets.some((t) => t && perServiceChain(t)?.role === 'SVL')) externalTrafficPolicy = 'Local';
+    if (jumpsToLocalChain(ext)) externalTrafficPolicy = 'Local';
     pushEvidence(evidence, ext.rules);
   }
   if (g.externalLocal) externalTrafficPolicy = 'Local';
@@ -380,21 +551,22 @@ function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: strin
   for (const fw of fwChains) {
     for (const r of fw.rules) {
       evidence.push(evidenceOf(r));
-      const src = first(r, 'address', (a) => a.dir === 'src' && !a.negated);
+      const src = ruleAddress(r, 'src', false);
       const t = jumpTarget(r) ?? r.target?.kind;
       if (!src?.cidr || t === kubeMarkDropChain || t === 'drop') continue;
       // kube-proxy also lets the LoadBalancer IPs themselves through (hairpin via the LB): not a user range.
       const host = src.cidr.prefix === (src.cidr.family === 4 ? 32 : 128) ? formatIp({ family: src.cidr.family, value: src.cidr.network }) : undefined;
-      if (host && g.loadBalancerIPs.has(host)) continue;
-      g.sourceRanges.add(formatCidr(src.cidr));
+      if (host && g.loadBalancerIPs?.has(host)) continue;
+      g.sourceRanges = added(g.sourceRanges, formatCidr(src.cidr));
     }
   }
 
   // Endpoints: from SVC (all endpoints), else SVL (internalTrafficPolicy Local).
   const balancing = svc ?? svl ?? xlb;
   const read = balancing ? readBalancingChain(balancing) : undefined;
-  const localRead = svl ? readBalancingChain(svl) : undefined;
-  const localSeps = new Set((localRead?.endpoints ?? []).map((e) => e.sep));
+  const localRead = svl ? (svl === balancing ? read : readBalancingChain(svl)) : undefined;
+  const localSeps = svl ? new Set(localRead!.endpoints.map((e) => e.sep)) : undefined;
+  const balancingEvidence = evidence.length;
   if (balancing) pushEvidence(evidence, balancing.rules);
   if (svl && svl !== balancing) pushEvidence(evidence, svl.rules);
 
@@ -408,36 +580,30 @@ function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: strin
     let noZeroShares: boolean | undefined;
     for (let i = 0; i < n; i++) {
       const e = read.endpoints[i];
+      const sep = endpointChains.get(e.sep);
       seps.push(e.sep);
-      const sepChain = nat?.chainsByName.get(e.sep);
-      const dnat = dnatOf(sepChain);
-      const epEvidence: Evidence[] = [evidenceOf(e.rule)];
-      if (sepChain) pushEvidence(epEvidence, sepChain.rules);
+      const sepChain = sep?.chain;
+      const dnat = sep?.dnat;
+      const epEvidence = endpointEvidence(evidence[balancingEvidence + e.index], sep);
       let ip = dnat?.ip;
       let port = dnat?.port ?? null;
       if (!sepChain || sepChain.line === undefined) problems.push(`${balancing!.name} jumps to ${e.sep}, which is not declared`);
       else if (!dnat) problems.push(`${e.sep} has no DNAT rule`);
       if (!ip) {
-        const fromComment = e.rule.comments.map((c) => parseServiceComment(c)).map((id) => (id ? endpointFromComment(id.rest) : undefined)).find(Boolean);
-        if (fromComment) {
-          const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(fromComment);
-          if (m) {
-            ip = m[1];
-            port = Number(m[2]);
-          }
-        }
+        const fromComment = endpointFromRuleComment(e.rule);
+        if (fromComment) ({ ip, port } = fromComment);
       }
       if (!ip) continue;
       if (Math.abs(shares[i] - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || x.probability > 0))) {
         problems.push(`endpoint ${ip}:${port} gets ${(shares[i] * 100).toFixed(4)}% of new connections, not its equal share ${(100 / n).toFixed(4)}%`);
       }
-      const local = svl ? localSeps.has(e.sep) : locality(ip);
-      endpoints.push({ ip, port, probability: Math.round(shares[i] * 1e10) / 1e10, local, via: e.sep, evidence: epEvidence.slice() });
+      const local = localSeps ? localSeps.has(e.sep) : locality(ip);
+      endpoints.push({ ip, port, probability: Math.round(shares[i] * 1e10) / 1e10, local, via: e.sep, evidence: epEvidence });
     }
   }
-  seps = [...new Set(seps)];
+  seps = uniqueInOrder(seps);
 
-  if (g.ambiguousExternal && g.externalIPs.size > 0 && !hasChainsFor(g)) {
+  if (g.ambiguousExternal && g.externalIPs && g.externalIPs.size > 0 && !g.inNat) {
     problems.push(`the dump does not say whether ${[...g.externalIPs].join(', ')} ${g.externalIPs.size > 1 ? 'are externalIPs or LoadBalancer ingress IPs' : 'is an externalIP or a LoadBalancer ingress IP'} (kube-proxy writes the same REJECT/DROP rule for both); listed as externalIPs`);
   }
   const hasChains = Boolean(svc || svl || ext || xlb || fwChains.length);
@@ -445,17 +611,18 @@ function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: strin
 
   const protocol: Protocol = g.protocol ?? 'tcp';
   const id = g.identity;
+  const spn = id ? servicePortName(id.namespace, id.name, id.portName) : undefined;
   let hashVerified: boolean | null = null;
-  if (id && g.hash) {
-    const spn = servicePortName(id.namespace, id.name, id.portName);
-    hashVerified = portProtoHash(spn, protocol) === g.hash;
-    if (!hashVerified) problems.push(`chain hash ${g.hash} does not match ${spn}/${protocol} (expected ${portProtoHash(spn, protocol)}): renamed or hand-edited rules?`);
+  if (spn !== undefined && g.hash) {
+    const expected = portProtoHash(spn, protocol);
+    hashVerified = expected === g.hash;
+    if (!hashVerified) problems.push(`chain hash ${g.hash} does not match ${spn}/${protocol} (expected ${expected}): renamed or hand-edited rules?`);
     for (const ep of endpoints) {
       if (!ep.via || ep.port === null) continue;
-      const want = `KUBE-SEP-${endpointHash(spn, protocol, `${ep.ip.includes(':') ? `[${ep.ip}]` : ep.ip}:${ep.port}`)}`;
-      if (want !== ep.via) {
+      const hash = endpointHash(spn, protocol, `${ep.ip.includes(':') ? `[${ep.ip}]` : ep.ip}:${ep.port}`);
+      if (!isEndpointChainOf(ep.via, hash)) {
         hashVerified = false;
-        problems.push(`${ep.via} does not match endpoint ${ep.ip}:${ep.port} of ${spn} (expected ${want})`);
+        problems.push(`${ep.via} does not match endpoint ${ep.ip}:${ep.port} of ${spn} (expected ${servicePortEndpointChainNamePrefix}${hash})`);
       }
     }
   }
@@ -472,14 +639,18 @@ function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: strin
   }
 
   const chains: Record<string, string> = {};
-  if (svc) chains.svc = svc.name;
-  if (svl) chains.svl = svl.name;
-  if (ext) chains.ext = ext.name;
-  if (xlb) chains.xlb = xlb.name;
-  fwChains.forEach((c, i) => (chains[i === 0 ? 'fw' : `fw${i}`] = c.name));
-  seps.forEach((s, i) => (chains[`sep${i}`] = s));
+  const own = (role: string, name: string) => {
+    chains[role] = name;
+    claimed.add(name);
+  };
+  if (svc) own('svc', svc.name);
+  if (svl) own('svl', svl.name);
+  if (ext) own('ext', ext.name);
+  if (xlb) own('xlb', xlb.name);
+  for (let i = 0; i < fwChains.length; i++) own(i === 0 ? 'fw' : `fw${i}`, fwChains[i].name);
+  for (let i = 0; i < seps.length; i++) own(sepKey(i), seps[i]);
   const port = g.port ?? 0;
-  const serviceId = id ? `${servicePortName(id.namespace, id.name, id.portName)}/${protocol}` : `${g.clusterIP ?? '?'}:${port}/${protocol}`;
+  const serviceId = spn !== undefined ? `${spn}/${protocol}` : `${g.clusterIP ?? '?'}:${port}/${protocol}`;
   const affinity = read?.affinity ?? localRead?.affinity;
   return {
     id: serviceId,
@@ -490,9 +661,9 @@ function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: strin
     port,
     clusterIP: g.clusterIP ?? null,
     nodePort: g.nodePort ?? null,
-    externalIPs: [...g.externalIPs].sort(),
-    loadBalancerIPs: [...g.loadBalancerIPs].sort(),
-    loadBalancerSourceRanges: [...g.sourceRanges],
+    externalIPs: sortedList(g.externalIPs),
+    loadBalancerIPs: sortedList(g.loadBalancerIPs),
+    loadBalancerSourceRanges: g.sourceRanges ? [...g.sourceRanges] : [],
     externalTrafficPolicy,
     internalTrafficPolicy,
     sessionAffinity: affinity !== undefined ? { timeoutSeconds: affinity } : null,
@@ -503,7 +674,7 @@ function buildServicePort(g: Group, nat: Table | undefined, locality: (ip: strin
     identifiedBy: id ? 'comment' : 'address',
     chains,
     hashVerified,
-    problems: [...new Set(problems)],
+    problems: problems.length > 1 ? [...new Set(problems)] : problems,
     // Exactly its length (push() leaves room for more; 10k Services' lists stay in memory).
     evidence: evidence.slice(),
   };

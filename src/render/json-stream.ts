@@ -4,14 +4,7 @@
  * 29 MB of text; built as one string (and copied to a buffer to write it) it was a large share
  * of the peak memory (issue 8). Byte for byte the same as renderJson(value, { plain: true }).
  */
-
-/**
- * JSON.stringify escapes C0 controls; these it leaves raw, and a terminal or a JavaScript
- * consumer can trip on them (dump text is untrusted).
- */
-export function escapeJsonText(json: string): string {
-  return json.replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+import { escapeJsonText } from './json.js';
 
 /** Pieces are gathered up to this many characters per write. */
 const WRITE_CHARS = 1 << 20;
