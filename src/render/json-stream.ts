@@ -1,46 +1,53 @@
 /**
- * renderJson()'s output for a plain object, written piece by piece: each element of a
- * top-level array is stringified and written on its own. A 10k-Service `services -o json` is
+ * renderJson()'s output for a plain object, written piece by piece: top-level arrays are
+ * stringified and written a slice of elements at a time. A 10k-Service `services -o json` is
  * 29 MB of text; built as one string (and copied to a buffer to write it) it was a large share
  * of the peak memory (issue 8). Byte for byte the same as renderJson(value, { plain: true }).
  */
 import { escapeJsonText } from './json.js';
 
-/** Pieces are gathered up to this many characters per write. */
-const WRITE_CHARS = 1 << 20;
+/** Array elements stringified per JSON.stringify call. */
+const CHUNK_ELEMENTS = 512;
 
 export function writeJson(value: Readonly<Record<string, unknown>>, write: (text: string) => void): void {
-  let pending = '';
-  const put = (text: string) => {
-    pending += text;
-    if (pending.length >= WRITE_CHARS) {
-      write(escapeJsonText(pending));
-      pending = '';
-    }
-  };
   // JSON.stringify leaves out keys whose value it cannot print (undefined, functions, symbols).
-  const keys = Object.keys(value).filter((k) => JSON.stringify(value[k]) !== undefined);
-  if (keys.length === 0) put('{}');
-  else {
-    put('{');
-    keys.forEach((key, i) => {
-      put(`\n  ${JSON.stringify(key)}: `);
-      const v = value[key];
-      if (Array.isArray(v) && v.length > 0) {
-        put('[');
-        v.forEach((element, j) => {
-          put(`\n    ${indent(JSON.stringify(element, undefined, 2) ?? 'null', '    ')}${j < v.length - 1 ? ',' : ''}`);
-        });
-        put('\n  ]');
-      } else put(indent(JSON.stringify(v, undefined, 2), '  '));
-      if (i < keys.length - 1) put(',');
-    });
-    put('\n}');
+  const keys = Object.keys(value).filter((k) => printable(k, value[k]));
+  if (keys.length === 0) {
+    write('{}\n');
+    return;
   }
-  put('\n');
-  if (pending !== '') write(escapeJsonText(pending));
+  write('{\n');
+  keys.forEach((key, i) => {
+    const v = value[key];
+    const last = i === keys.length - 1;
+    if (!Array.isArray(v) || v.length <= CHUNK_ELEMENTS) {
+      // `{ key: v }` stringified is `{`, the member at its indentation, `}`.
+      write(escapeJsonText(member(key, v)) + (last ? '\n' : ',\n'));
+      return;
+    }
+    // Elements in slices, each slice stringified as `{ key: slice }` so they come out at their
+    // final indentation; the slices' own brackets are cut off.
+    const head = `  ${JSON.stringify(key)}: [\n`;
+    write(head);
+    for (let from = 0; from < v.length; from += CHUNK_ELEMENTS) {
+      const text = member(key, v.slice(from, from + CHUNK_ELEMENTS));
+      const elements = text.slice(head.length, text.length - '\n  ]'.length);
+      write(escapeJsonText(elements) + (from + CHUNK_ELEMENTS < v.length ? ',\n' : '\n'));
+    }
+    write(last ? '  ]\n' : '  ],\n');
+  });
+  write('}\n');
 }
 
-function indent(json: string, by: string): string {
-  return json.indexOf('\n') < 0 ? json : json.replace(/\n/g, `\n${by}`);
+/** Would JSON.stringify print this member at all? */
+function printable(key: string, v: unknown): boolean {
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return false;
+  const toJSON = (v as { toJSON?: unknown } | null)?.toJSON;
+  return typeof toJSON !== 'function' || (toJSON as (key: string) => unknown).call(v, key) !== undefined;
+}
+
+/** `  "key": value` as JSON.stringify({ key: value }, undefined, 2) prints it. */
+function member(key: string, value: unknown): string {
+  const text = JSON.stringify({ [key]: value }, undefined, 2);
+  return text.slice(2, text.length - 2);
 }
