@@ -9,7 +9,13 @@ import { escapeJsonText } from './json.js';
 /** Array elements stringified per JSON.stringify call. */
 const CHUNK_ELEMENTS = 512;
 
-export function writeJson(value: Readonly<Record<string, unknown>>, write: (text: string) => void): void {
+/**
+ * `map[key]`, when given, turns each element of the array under `key` into what is printed, a
+ * slice at a time, so the printed form of a long list never exists all at once.
+ */
+export type ElementMaps = Readonly<Record<string, (element: never) => unknown>>;
+
+export function writeJson(value: Readonly<Record<string, unknown>>, write: (text: string) => void, map: ElementMaps = {}): void {
   // JSON.stringify leaves out keys whose value it cannot print (undefined, functions, symbols).
   const keys = Object.keys(value).filter((k) => printable(k, value[k]));
   if (keys.length === 0) {
@@ -18,7 +24,9 @@ export function writeJson(value: Readonly<Record<string, unknown>>, write: (text
   }
   write('{\n');
   keys.forEach((key, i) => {
-    const v = value[key];
+    const mapElement = Object.hasOwn(map, key) ? (map[key] as (element: unknown) => unknown) : undefined;
+    const raw = value[key];
+    const v = Array.isArray(raw) && mapElement && raw.length <= CHUNK_ELEMENTS ? raw.map((e) => mapElement(e)) : raw;
     const last = i === keys.length - 1;
     if (!Array.isArray(v) || v.length <= CHUNK_ELEMENTS) {
       // `{ key: v }` stringified is `{`, the member at its indentation, `}`.
@@ -30,7 +38,8 @@ export function writeJson(value: Readonly<Record<string, unknown>>, write: (text
     const head = `  ${JSON.stringify(key)}: [\n`;
     write(head);
     for (let from = 0; from < v.length; from += CHUNK_ELEMENTS) {
-      const text = member(key, v.slice(from, from + CHUNK_ELEMENTS));
+      const slice = v.slice(from, from + CHUNK_ELEMENTS);
+      const text = member(key, mapElement ? slice.map((e) => mapElement(e)) : slice);
       const elements = text.slice(head.length, text.length - '\n  ]'.length);
       write(escapeJsonText(elements) + (from + CHUNK_ELEMENTS < v.length ? ',\n' : '\n'));
     }

@@ -96,16 +96,15 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
 
 /** The stable JSON schema (README "JSON output"): evidence only with detail. */
 export function servicesJson(res: Resolution, withEvidence: boolean): Record<string, unknown> {
+  return { services: res.services.map((s) => serviceJson(s, withEvidence)), others: res.others, problems: res.problems };
+}
+
+/** One Service port as servicesJson() prints it. */
+export function serviceJson(s: ServicePort, withEvidence: boolean): Record<string, unknown> {
+  const { evidence, endpoints, ...rest } = s;
   return {
-    services: res.services.map((s) => {
-      const { evidence, endpoints, ...rest } = s;
-      return {
-        ...rest,
-        endpoints: endpoints.map(({ evidence: epEvidence, ...e }) => (withEvidence ? { ...e, evidence: epEvidence } : e)),
-        ...(withEvidence ? { evidence } : {}),
-      };
-    }),
-    others: res.others,
-    problems: res.problems,
+    ...rest,
+    endpoints: endpoints.map(({ evidence: epEvidence, ...e }) => (withEvidence ? { ...e, evidence: epEvidence } : e)),
+    ...(withEvidence ? { evidence } : {}),
   };
 }

@@ -31,4 +31,14 @@ describe('writeJson', () => {
     expect(text).toContain('\\u0085');
     expect(writes).toBeGreaterThan(1);
   });
+
+  it('prints mapped elements as if the mapped array had been given', () => {
+    const items = Array.from({ length: 1500 }, (_, i) => ({ id: i, secret: `s${i}` }));
+    const show = (x: { id: number }) => ({ id: x.id, twice: x.id * 2 });
+    for (const list of [items, items.slice(0, 10)]) {
+      let text = '';
+      writeJson({ list, n: list.length }, (t) => (text += t), { list: show });
+      expect(text).toBe(renderJson({ list: list.map(show), n: list.length }, { plain: true }));
+    }
+  });
 });

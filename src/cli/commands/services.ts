@@ -5,7 +5,7 @@ import type { ServicePort } from '../../kube/types.js';
 import { writeJson } from '../../render/json-stream.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
-import { renderServiceDetail, renderServicesTable, servicesJson } from '../../render/services.js';
+import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
 
@@ -48,7 +48,12 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.service) services = services.filter(serviceSelector(opts.service));
   const filtered = { ...res, services };
   const c = chalkInit(colorEnabled(opts));
-  if (opts.output === 'json') writeJson(servicesJson(filtered, Boolean(opts.service)), (text) => process.stdout.write(text));
+  if (opts.output === 'json') {
+    // servicesJson()'s shape, each Service port turned into its printed form a slice at a time.
+    const withEvidence = Boolean(opts.service);
+    const parts = { services: filtered.services, others: filtered.others, problems: filtered.problems };
+    writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
+  }
   else if (opts.service) {
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
