@@ -206,7 +206,7 @@ function scanLines(text: string, input: InputText, file: string, sink: IptablesS
       while (tj < tokens.length && tokens[tj].startOffset < end) tj++;
       while (ei < errors.length && errors[ei].offset < start) ei++;
       const lexError = ei < errors.length && errors[ei].offset < end ? errors[ei] : undefined;
-      readTokens(raw, i + 1, tokens.slice(ti, tj), start, lexError, file, emit, emitSyntax, diagnostics, reader);
+      readTokens(raw, i + 1, tokens, ti, tj, start, lexError, file, emit, emitSyntax, diagnostics, reader);
       ti = tj;
     }
     offset += chunkLength;
@@ -242,6 +242,8 @@ function readTokens(
   raw: string,
   lineNo: number,
   tokens: IToken[],
+  from: number,
+  to: number,
   start: number,
   lexError: ILexingError | undefined,
   file: string,
@@ -264,14 +266,14 @@ function readTokens(
     );
     return;
   }
-  const syntax = reader.read(tokens, start);
+  const syntax = reader.read(tokens, start, from, to);
   if (syntax === undefined) {
     const d = describeError(reader.lastError!, raw, file, lineNo, 0, start);
     emit({ kind: 'unsupported', line: lineNo, column, text: body, reason: d.message });
     diagnostics.push(d);
     return;
   }
-  for (let i = 0; i < tokens.length; i++) {
+  for (let i = from; i < to; i++) {
     if (tokens[i].tokenType !== UnterminatedString) continue;
     diagnostics.push(
       diagnostic('error', 'parse/unterminated-string', 'quoted string is not closed (truncated line?)', file, lineNo, tokens[i].startOffset - start + 1, {

@@ -76,14 +76,34 @@ interface OptionPlan {
   readonly args: readonly Tok[] | undefined;
 }
 
+/**
+ * The last word a plan's slot was given, and what it became (a shared copy, an argument list):
+ * lines of one shape mostly repeat the words at the same place (`-m comment`, `-p tcp`,
+ * `-j KUBE-MARK-MASQ`), and comparing with the last one costs less than a table lookup.
+ */
+interface SlotMemo<T> {
+  image: string | undefined;
+  value: T | undefined;
+}
+
+const memo = <T>(): SlotMemo<T> => ({ image: undefined, value: undefined });
+
 type ItemPlan =
-  | { readonly k: 'generic'; readonly option: GenericOption; readonly bang: Tok; readonly opt: Tok; readonly late: Tok; readonly arg: Tok }
+  | {
+      readonly k: 'generic';
+      readonly option: GenericOption;
+      readonly bang: Tok;
+      readonly opt: Tok;
+      readonly late: Tok;
+      readonly arg: Tok;
+      readonly args: SlotMemo<readonly string[]>;
+    }
   | { readonly k: 'flag'; readonly option: GenericOption; readonly bang: Tok; readonly opt: Tok }
   | { readonly k: 'set-counters'; readonly opt: Tok; readonly a: Tok; readonly b: Tok }
   | { readonly k: 'unknown-short'; readonly bang: Tok; readonly opt: Tok; readonly args: readonly Tok[] }
-  | { readonly k: 'match'; readonly m: Tok; readonly name: Tok; readonly options: readonly OptionPlan[] }
+  | { readonly k: 'match'; readonly m: Tok; readonly name: Tok; readonly options: readonly OptionPlan[]; readonly module: SlotMemo<string> }
   | { readonly k: 'implicit'; readonly options: readonly OptionPlan[] }
-  | { readonly k: 'target'; readonly j: Tok; readonly goto: boolean; readonly name: Tok; readonly options: readonly OptionPlan[] };
+  | { readonly k: 'target'; readonly j: Tok; readonly goto: boolean; readonly name: Tok; readonly options: readonly OptionPlan[]; readonly target: SlotMemo<string> };
 
 /** What the parser read in a line, as token indices (see the module comment). */
 export type LinePlan =
@@ -235,7 +255,7 @@ export class IptablesLineParser extends EmbeddedActionsParser {
       },
     });
     const arg = this.at(this.CONSUME(T.AnyArg));
-    return { k: 'generic', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, bang, opt: optAt, late, arg };
+    return { k: 'generic', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, bang, opt: optAt, late, arg, args: memo() };
   });
 
   private genericFlag = this.RULE('genericFlag', (): ItemPlan => {
@@ -268,7 +288,7 @@ export class IptablesLineParser extends EmbeddedActionsParser {
     this.MANY(() => {
       options.push(this.SUBRULE(this.optionClause));
     });
-    return { k: 'match', m, name, options };
+    return { k: 'match', m, name, options, module: memo() };
   });
 
   private targetItem = this.RULE('targetItem', (): ItemPlan => {
@@ -279,7 +299,7 @@ export class IptablesLineParser extends EmbeddedActionsParser {
     this.MANY(() => {
       options.push(this.SUBRULE(this.optionClause));
     });
-    return { k: 'target', j: jAt, goto: j.tokenType === T.Goto, name, options };
+    return { k: 'target', j: jAt, goto: j.tokenType === T.Goto, name, options, target: memo() };
   });
 
   /** Options given before any -m: iptables loads the protocol's match implicitly (`-p tcp --dport 80`). */
@@ -342,9 +362,9 @@ export class ShapeCache {
   private static readonly NODE_LIMIT = 1 << 16;
 
   /** The node for this line's shape (created when missing), or undefined when it cannot be kept. */
-  node(tokens: readonly IToken[]): ShapeNode | undefined {
+  node(tokens: readonly IToken[], from: number, to: number): ShapeNode | undefined {
     let n = this.root;
-    for (let i = 0; i < tokens.length; i++) {
+    for (let i = from; i < to; i++) {
       const t = tokens[i];
       const key: number | string = t.tokenType === T.LongOption ? t.image : t.tokenTypeIdx;
       let next = n.next.get(key);
@@ -384,6 +404,8 @@ export class SyntaxBuilder {
   /** Offset of the line's first character in the lexed text (tokens of a chunk carry chunk offsets). */
   public base = 0;
   private tokens: readonly IToken[] = [];
+  /** Index in `tokens` of the line's first token (plans count from the line's start). */
+  private first = 0;
   private lastChainImage: string | undefined;
   private lastChain: string | undefined;
   /** `[value]` argument lists of protocols and interfaces, shared (read-only) within a scan. */
@@ -395,9 +417,10 @@ export class SyntaxBuilder {
     this.argLists.clear();
   }
 
-  build(plan: LinePlan, tokens: readonly IToken[], base: number): LineSyntax {
+  build(plan: LinePlan, tokens: readonly IToken[], base: number, first = 0): LineSyntax {
     this.tokens = tokens;
     this.base = base;
+    this.first = first;
     switch (plan.k) {
       case 'table':
         return { kind: 'table', name: sliceName(this.image(plan.name)) };
@@ -426,11 +449,11 @@ export class SyntaxBuilder {
   }
 
   private image(i: Tok): string {
-    return this.tokens[i].image;
+    return this.tokens[this.first + i].image;
   }
 
   private col(i: Tok): number {
-    return this.tokens[i].startOffset - this.base + 1;
+    return this.tokens[this.first + i].startOffset - this.base + 1;
   }
 
   /** Rules of one chain come together: reuse the previous rule's chain name without a lookup. */
@@ -463,7 +486,7 @@ export class SyntaxBuilder {
         const image = this.image(p.arg);
         const address = p.option === 'source' || p.option === 'destination';
         // Protocols and interfaces repeat on every rule; addresses mostly do not.
-        const args = address ? [image] : this.sharedArgs(intern(image));
+        const args = address ? [image] : remembered(p.args, image, (w) => this.sharedArgs(intern(w)));
         const negated = p.bang !== -1 || p.late !== -1;
         const column = this.col(p.bang !== -1 ? p.bang : p.opt);
         return p.late === -1
@@ -484,13 +507,13 @@ export class SyntaxBuilder {
           column: this.col(p.bang !== -1 ? p.bang : p.opt),
         };
       case 'match':
-        return { kind: 'match', spelled: this.image(p.m), module: intern(this.image(p.name)), options: this.options(p.options), column: this.col(p.m) };
+        return { kind: 'match', spelled: this.image(p.m), module: remembered(p.module, this.image(p.name), intern), options: this.options(p.options), column: this.col(p.m) };
       case 'implicit': {
         const options = this.options(p.options);
         return { kind: 'match', spelled: undefined, module: '', options, column: options[0]?.column ?? 0 };
       }
       case 'target':
-        return { kind: 'target', spelled: this.image(p.j), goto: p.goto, name: targetName(this.image(p.name)), options: this.options(p.options), column: this.col(p.j) };
+        return { kind: 'target', spelled: this.image(p.j), goto: p.goto, name: remembered(p.target, this.image(p.name), targetName), options: this.options(p.options), column: this.col(p.j) };
     }
   }
 
@@ -522,6 +545,15 @@ export function exact<T>(a: T[]): T[] {
   return a.length === 0 ? a : a.slice();
 }
 
+/** `make(image)`, or the slot's last value when the slot was last given the same word. */
+function remembered<T>(slot: SlotMemo<T>, image: string, make: (image: string) => T): T {
+  if (slot.image === image) return slot.value!;
+  const value = make(image);
+  slot.image = image;
+  slot.value = value;
+  return value;
+}
+
 /**
  * Verdicts and shared chains (ACCEPT, KUBE-MARK-MASQ) repeat on 100k rules: one copy each.
  * Per-Service chain names are used once or twice as targets: interning them only grows the table.
@@ -550,12 +582,15 @@ export class LineReader {
   private readonly shapes = new ShapeCache();
   lastError: IRecognitionException | undefined;
 
-  /** `base`: offset of the line's first character in the text the tokens were lexed from. */
-  read(tokens: IToken[], base: number): LineSyntax | undefined {
-    const node = this.shapes.node(tokens);
+  /**
+   * The line made of tokens[from, to) (a chunk's tokens are read in place, no copy per line).
+   * `base`: offset of the line's first character in the text the tokens were lexed from.
+   */
+  read(tokens: IToken[], base: number, from = 0, to = tokens.length): LineSyntax | undefined {
+    const node = this.shapes.node(tokens, from, to);
     let plan = node?.plan;
     if (plan === undefined) {
-      this.parser.input = tokens;
+      this.parser.input = from === 0 && to === tokens.length ? tokens : tokens.slice(from, to);
       plan = this.parser.line();
       if (this.parser.errors.length > 0) {
         this.lastError = this.parser.errors[0];
@@ -563,7 +598,7 @@ export class LineReader {
       }
       if (node !== undefined) ShapeCache.keep(node, plan);
     }
-    return this.builder.build(plan, tokens, base);
+    return this.builder.build(plan, tokens, base, from);
   }
 
   /**
