@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { allRules, parse, roundTripDiffs } from '../helpers/iptables.js';
 import { renderIptablesSave } from '../../src/render/iptables-save.js';
 import { unquote, quoteLikeIptables } from '../../grammars/iptables-save/syntax.js';
-import { parseIptablesSave } from '../../grammars/iptables-save/index.js';
+import { parseIptablesSave, scanIptablesSave } from '../../grammars/iptables-save/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -341,5 +341,20 @@ describe('lines of one shape share the parser plan', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('progress on long scans', () => {
+  it('says how far it is, in order, every few thousand lines', () => {
+    // Hand-made: 40,000 rules of one chain.
+    const text = ['*filter', ':X - [0:0]', ...Array.from({ length: 40000 }, (_, i) => `-A X -s 10.0.${i >> 8}.${i & 255}/32 -j ACCEPT`), 'COMMIT', ''].join('\n');
+    const calls: [number, number][] = [];
+    const doc = parseIptablesSave(text, 'big');
+    const { lineCount } = scanIptablesSave(text, 'big', { syntax() {}, entry() {} }, (done, total) => calls.push([done, total]));
+    expect(lineCount).toBe(doc.lineCount);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls[0]).toEqual([0, lineCount]);
+    for (let i = 1; i < calls.length; i++) expect(calls[i][0]).toBeGreaterThan(calls[i - 1][0]);
+    expect(calls.every(([done, total]) => done < total && total === lineCount)).toBe(true);
   });
 });
