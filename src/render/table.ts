@@ -1,50 +1,46 @@
 /**
  * Tables for people, through cli-table3, at any size. cli-table3 lays a table out in time that
- * grows with the square of its rows (its span-conflict checks): 14k Service ports took 25 s. A
- * long table is laid out in blocks of rows that share column widths computed over all rows,
- * and the blocks are joined into one table, border for border what one table would print.
+ * grows with the square of its rows (its span-conflict checks) and spends real time per cell:
+ * 14k Service ports took 25 s. A long table of one-line cells is drawn here instead, character
+ * for character as cli-table3 draws it (a test compares the two), in time linear in its size.
  */
 import Table from 'cli-table3';
 import { stripVTControlCharacters } from 'node:util';
 
-/** Rows per cli-table3 call: small enough to stay linear, large enough to cost nothing extra. */
-const BLOCK_ROWS = 100;
+/**
+ * One line of characters one column wide each: printable ASCII, Latin-1, and the punctuation and
+ * arrows kpx prints (`…`, `→`); colour codes allowed.
+ */
+const ASCII_LINE = /^[\x20-\x7e\u001b\u00a0-\u00ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff]*$/;
+
+/** Tables up to this many rows go through cli-table3 itself. */
+const LIBRARY_ROWS = 100;
 
 export interface TableOptions {
   readonly head: readonly string[];
 }
 
 export function renderTable(opts: TableOptions, rows: readonly (readonly string[])[]): string {
-  const style = { head: [] as string[], border: [] as string[] };
-  if (rows.length <= BLOCK_ROWS) {
-    const t = new Table({ head: [...opts.head], style });
+  // Cells on several lines, or whose width is not their length (wide or combining characters), are left to cli-table3.
+  const plain = rows.length > LIBRARY_ROWS && rows.every((r) => r.every((cell) => ASCII_LINE.test(cell)));
+  if (!plain) {
+    const t = new Table({ head: [...opts.head], style: { head: [], border: [] } });
     for (const r of rows) t.push([...r]);
     return t.toString();
   }
-  // Content width of each column (+2 for cli-table3's one-space padding on each side).
+  // cli-table3's default look: one space of padding, a rule between all rows.
   const widths = opts.head.map((h) => visibleWidth(h));
   for (const r of rows) for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i], visibleWidth(r[i] ?? ''));
-  const colWidths = widths.map((w) => w + 2);
-  const blocks: string[][] = [];
-  for (let from = 0; from < rows.length; from += BLOCK_ROWS) {
-    const t = new Table({ ...(from === 0 ? { head: [...opts.head] } : {}), colWidths, style });
-    for (const r of rows.slice(from, from + BLOCK_ROWS)) t.push([...r]);
-    blocks.push(t.toString().split('\n'));
-  }
-  // Between blocks, a block's bottom border and the next one's top border become one row separator.
-  const separator = blocks[0].find((line) => line.startsWith('├')) ?? blocks[0][blocks[0].length - 1];
-  const out: string[] = [];
-  blocks.forEach((lines, b) => {
-    const body = lines.slice(b === 0 ? 0 : 1, b === blocks.length - 1 ? lines.length : -1);
-    if (b > 0) out.push(separator);
-    out.push(...body);
-  });
+  const rule = (left: string, mid: string, right: string) => left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right;
+  const line = (cells: readonly string[]) => '│' + widths.map((w, i) => ` ${cells[i] ?? ''}${' '.repeat(w - visibleWidth(cells[i] ?? ''))} `).join('│') + '│';
+  const between = rule('├', '┼', '┤');
+  const out: string[] = [rule('┌', '┬', '┐'), line(opts.head)];
+  for (const r of rows) out.push(between, line(r));
+  out.push(rule('└', '┴', '┘'));
   return out.join('\n');
 }
 
-/** Printed width of a cell (colour codes take no room). Cells are printable() text. */
+/** Printed width of a one-line cell (colour codes take no room; cells are printable() text). */
 function visibleWidth(cell: string): number {
-  let max = 0;
-  for (const line of stripVTControlCharacters(cell).split('\n')) max = Math.max(max, line.length);
-  return max;
+  return cell.indexOf('\u001b') < 0 ? cell.length : stripVTControlCharacters(cell).length;
 }
