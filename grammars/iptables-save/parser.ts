@@ -460,7 +460,7 @@ export class SyntaxBuilder {
   private chainName(image: string): string {
     if (image === this.lastChainImage) return this.lastChain!;
     this.lastChainImage = image;
-    this.lastChain = intern(image);
+    this.lastChain = internShort(image);
     return this.lastChain;
   }
 
@@ -545,6 +545,15 @@ export function exact<T>(a: T[]): T[] {
   return a.length === 0 ? a : a.slice();
 }
 
+/**
+ * Shared copies of short names only (built-in chains, KUBE-SERVICES…): a dump's 100k
+ * per-Service chain names are each declared once and used by one run of rules, so a table of
+ * them costs more lookups than it saves.
+ */
+function internShort(name: string): string {
+  return name.length <= 16 ? intern(name) : name;
+}
+
 /** `make(image)`, or the slot's last value when the slot was last given the same word. */
 function remembered<T>(slot: SlotMemo<T>, image: string, make: (image: string) => T): T {
   if (slot.image === image) return slot.value!;
@@ -569,7 +578,7 @@ function isArgToken(t: IToken): boolean {
 /** `*nat` → `nat`, `:KUBE-SVC-…` → `KUBE-SVC-…` (a shared copy). */
 function sliceName(image: string): string {
   // During Chevrotain's grammar recording phase tokens are placeholders without text.
-  return typeof image === 'string' ? intern(image.slice(1)) : '';
+  return typeof image === 'string' ? internShort(image.slice(1)) : '';
 }
 
 /**
