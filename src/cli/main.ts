@@ -9,6 +9,15 @@ import { ExitCode, exitCodeFor } from './exit.js';
 
 const VERSION = '0.1.0';
 
+// `kpx services -o json | head`: the reader went away, which is not an error of kpx's. Stop
+// quietly, as other command-line tools do, instead of dying with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 function inputOptions(cmd: Command): Command {
   return cmd
     .option('-i, --input <path>', 'a dump file, a bundle directory, a .gz file, or - for stdin (repeatable); none = collect from this node', collectRepeatable, [])

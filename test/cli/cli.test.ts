@@ -124,3 +124,18 @@ describe('terminal hygiene', () => {
     expect(r.stdout + r.stderr).not.toMatch(/[\u0007\u001b]/);
   });
 });
+
+describe('a reader that goes away', () => {
+  it('stops quietly with exit 0 when stdout is closed early (`| head`)', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../helpers/exec.js');
+    // The reader is gone before kpx writes a byte.
+    const child = spawn(process.execPath, [BIN, 'services', '-i', 'samples/iptables-mode-node', '-o', 'json'], { env: { ...process.env, CI: '1' } });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|at .*\(node:/);
+    expect(code).toBe(0);
+  });
+});
