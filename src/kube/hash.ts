@@ -6,19 +6,23 @@ import * as crypto from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-export function base32(bytes: Uint8Array): string {
+/**
+ * RFC 4648 base32 (no padding) of `bytes` — a Uint8Array, or a latin1 string with a character per
+ * byte (the cheap digest form below) — cut at `chars` characters: only those are encoded.
+ */
+export function base32(bytes: Uint8Array | string, chars = Infinity): string {
   let out = '';
   let bits = 0;
   let value = 0;
-  for (const b of bytes) {
-    value = (value << 8) | b;
+  for (let i = 0; i < bytes.length && out.length < chars; i++) {
+    value = ((value << 8) | (typeof bytes === 'string' ? bytes.charCodeAt(i) : bytes[i])) & 0xfff; // at most 4 + 8 pending bits
     bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
+    while (bits >= 5 && out.length < chars) {
       bits -= 5;
+      out += ALPHABET[(value >>> bits) & 31];
     }
   }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
+  if (bits > 0 && out.length < chars) out += ALPHABET[(value << (5 - bits)) & 31];
   return out;
 }
 
@@ -36,33 +40,10 @@ export const sha256 = (text: string): Buffer => (oneShot ? (oneShot('sha256', te
 // Buffer, whose allocation dominates hashing short names (~90k endpoint names at 10k Services).
 const sha256Latin1 = (text: string): string => (oneShot ? (oneShot('sha256', text, 'latin1') as string) : crypto.createHash('sha256').update(text).digest('binary')); // binary = latin1
 
-const BASE32_CODES = Array.from(ALPHABET, (c) => c.charCodeAt(0));
-// Filled and read within one call: no array per hash.
-const prefixCodes: number[] = new Array<number>(16).fill(0);
-
-/**
- * base32(digest).slice(0, 16) for a latin1 digest: 16 characters are its first 80 bits (10 bytes),
- * encoded without building the other 36.
- */
-function base32Prefix16(digest: string): string {
-  let bits = 0;
-  let value = 0;
-  let n = 0;
-  for (let i = 0; i < 10; i++) {
-    value = ((value << 8) | digest.charCodeAt(i)) & 0xfff; // at most 4 + 8 pending bits
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      prefixCodes[n++] = BASE32_CODES[(value >>> bits) & 31];
-    }
-  }
-  return String.fromCharCode.apply(null, prefixCodes);
-}
-
 export function portProtoHash(spn: string, protocol: string): string {
-  return base32Prefix16(sha256Latin1(spn + protocol.toLowerCase()));
+  return base32(sha256Latin1(spn + protocol.toLowerCase()), 16);
 }
 
 export function endpointHash(spn: string, protocol: string, endpoint: string): string {
-  return base32Prefix16(sha256Latin1(spn + protocol.toLowerCase() + endpoint));
+  return base32(sha256Latin1(spn + protocol.toLowerCase() + endpoint), 16);
 }
