@@ -17,7 +17,7 @@ export type ElementMaps = Readonly<Record<string, (element: never) => unknown>>;
 
 export function writeJson(value: Readonly<Record<string, unknown>>, write: (text: string) => void, map: ElementMaps = {}): void {
   // JSON.stringify leaves out keys whose value it cannot print (undefined, functions, symbols).
-  const keys = Object.keys(value).filter((k) => printable(k, value[k]));
+  const keys = Object.keys(value).filter((k) => printedByJson(k, value[k]));
   if (keys.length === 0) {
     write('{}\n');
     return;
@@ -49,7 +49,7 @@ export function writeJson(value: Readonly<Record<string, unknown>>, write: (text
 }
 
 /** Would JSON.stringify print this member at all? */
-function printable(key: string, v: unknown): boolean {
+function printedByJson(key: string, v: unknown): boolean {
   if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return false;
   const toJSON = (v as { toJSON?: unknown } | null)?.toJSON;
   return typeof toJSON !== 'function' || (toJSON as (key: string) => unknown).call(v, key) !== undefined;

@@ -94,12 +94,10 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
   return lines.join('\n') + '\n';
 }
 
-/** The stable JSON schema (README "JSON output"): evidence only with detail. */
-export function servicesJson(res: Resolution, withEvidence: boolean): Record<string, unknown> {
-  return { services: res.services.map((s) => serviceJson(s, withEvidence)), others: res.others, problems: res.problems };
-}
-
-/** One Service port as servicesJson() prints it. */
+/**
+ * One Service port in the stable JSON schema (README "JSON output"): evidence only with detail.
+ * `services -o json` prints `{ services, others, problems }` with each Service port so.
+ */
 export function serviceJson(s: ServicePort, withEvidence: boolean): Record<string, unknown> {
   const { evidence, endpoints, ...rest } = s;
   return {

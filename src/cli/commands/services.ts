@@ -49,7 +49,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const filtered = { ...res, services };
   const c = chalkInit(colorEnabled(opts));
   if (opts.output === 'json') {
-    // servicesJson()'s shape, each Service port turned into its printed form a slice at a time.
+    // Each Service port is turned into its printed form a slice at a time (see writeJson).
     const withEvidence = Boolean(opts.service);
     const parts = { services: filtered.services, others: filtered.others, problems: filtered.problems };
     writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
