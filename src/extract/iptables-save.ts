@@ -134,7 +134,6 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
   const incompatibleTables: string[] = [];
   let legacyTablesWarning = false;
   let current: MutableTable | undefined;
-  let currentIsChain: (name: string) => boolean = () => false;
   let lastHeader: Extract<SaveComment, { kind: 'generated' }> | undefined;
   let program: string | undefined;
 
@@ -192,7 +191,8 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
     }
     ruleCount++;
   };
-  const isChainOf = (t: MutableTable) => (name: string) => t.chains.has(name);
+  /** `-j NAME` in the table being read is a jump when NAME is one of its chains. */
+  const isChainOfCurrent = (name: string) => current!.chains.has(name);
 
   // Entries are consumed as the grammar reads them (no document is kept).
   const onEntry = (e: DocumentEntry) => {
@@ -221,7 +221,6 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
         early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
       }
       current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
-      currentIsChain = isChainOf(current);
       lastHeader = undefined;
       tables.push(current);
       return;
@@ -229,7 +228,6 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
     if (!current) {
       // A fragment (rules pasted without `*table`): keep them in a table whose name is inferred below.
       current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [] };
-      currentIsChain = isChainOf(current);
       tables.push(current);
     }
     switch (s.kind) {
@@ -250,7 +248,7 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
         break;
       case 'rule':
         if (!current.implicit) {
-          addRule(current, s, e.line, e.column, e.text, currentIsChain);
+          addRule(current, s, e.line, e.column, e.text, isChainOfCurrent);
           break;
         }
         current.pending.syntax.push(s);
