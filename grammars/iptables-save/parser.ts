@@ -538,14 +538,6 @@ export class SyntaxBuilder {
 }
 
 /**
- * An array of exactly its length. Arrays grown by push() keep room for 16 more elements (V8),
- * which for 300k rules × a few small arrays each is a large share of the model's memory.
- */
-export function exact<T>(a: T[]): T[] {
-  return a.length === 0 ? a : a.slice();
-}
-
-/**
  * Shared copies of short names only (built-in chains, KUBE-SERVICES…): a dump's 100k
  * per-Service chain names are each declared once and used by one run of rules, so a table of
  * them costs more lookups than it saves.

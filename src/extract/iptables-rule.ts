@@ -495,7 +495,8 @@ export function interpretRule(items: readonly RuleItem[], isChain: (name: string
         break;
     }
   }
-  // Arrays of exactly their length: push() leaves room for 16 more (see grammars' exact()).
+  // Arrays of exactly their length: an array grown by push() keeps room for more (V8), which for
+  // 300k rules is a real share of the model.
   const m = matches.length === 0 ? matches : matches.slice();
   const c = comments.length === 0 ? NO_COMMENTS : comments.slice();
   return target ? { matches: m, target, comments: c } : { matches: m, comments: c };
