@@ -37,13 +37,13 @@ const lap = (name) => {
   t = now;
 };
 
-const [loadIndex, registry, snapshotMod, resolveMod, renderServices, renderJsonMod, traceMod, packetMod] = await Promise.all([
+const [loadIndex, registry, snapshotMod, resolveMod, renderServices, jsonStream, traceMod, packetMod] = await Promise.all([
   mod('src/load/index.js'),
   mod('src/load/registry.js'),
   mod('src/load/snapshot.js'),
   mod('src/kube/resolve.js'),
   mod('src/render/services.js'),
-  mod('src/render/json.js'),
+  mod('src/render/json-stream.js'),
   mod('src/trace/trace.js'),
   mod('src/trace/packet.js'),
 ]);
@@ -63,7 +63,11 @@ const snapshot = snapshotMod.assembleSnapshot([parsed]);
 lap('assemble');
 const res = await resolveMod.resolveServices(snapshot);
 lap('resolve');
-const json = renderJsonMod.renderJson(renderServices.servicesJson(res, false));
+// As `kpx services -o json` renders: Service ports turned into their printed form a slice at a time.
+let jsonLength = 0;
+jsonStream.writeJson({ services: res.services, others: res.others, problems: res.problems }, (text) => (jsonLength += text.length), {
+  services: (s) => renderServices.serviceJson(s, false),
+});
 lap('render');
 const heapAfterLoadMiB = round(process.memoryUsage().heapUsed / 1048576, 1);
 
@@ -112,7 +116,7 @@ process.stdout.write(
     phases,
     loadResolve: round(phases.read + phases.sniff + phases.parse + phases.assemble + phases.resolve, 4),
     servicePorts: res.services.length,
-    jsonBytes: json.length,
+    jsonBytes: jsonLength,
     diagnostics: parsed.diagnostics.length,
     diagnosticsBySeverity: parsed.diagnostics.reduce((m, d) => ((m[d.severity] = (m[d.severity] ?? 0) + 1), m), {}),
     heapAfterLoadMiB,
