@@ -5,6 +5,7 @@
 import { unquote, type OptionSyntax, type RuleItem } from '../../grammars/iptables-save/syntax.js';
 import { parseCidr, type Cidr } from '../model/addr.js';
 import type { Match, NatTo, PortRange, Target } from '../model/netfilter.js';
+import { isTargetExtension } from '../model/iptables-targets.js';
 
 /** `a.b.c.d` or `a.b.c.d/n` as iptables-save prints IPv4 addresses (no leading zeros). */
 const IPV4_CIDR = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})(?:\/(\d{1,3}))?$/;
@@ -434,16 +435,10 @@ export interface RuleMeaning {
   readonly comments: string[];
 }
 
-/** Is this target name something other than a chain (a built-in verdict or an extension)? */
+/** Is this target name something other than a chain (a standard verdict or a target extension iptables knows)? */
 export function looksLikeExtensionTarget(name: string): boolean {
-  return /^[A-Z][A-Z0-9_]*$/.test(name) && (TERMINATING_EXTENSIONS.has(name) || NON_CHAIN_TARGETS.has(name));
+  return isTargetExtension(name);
 }
-
-const NON_CHAIN_TARGETS = new Set([
-  'ACCEPT', 'DROP', 'RETURN', 'QUEUE', 'REJECT', 'MARK', 'CONNMARK', 'LOG', 'NFLOG', 'ULOG', 'TRACE', 'CT', 'NOTRACK',
-  'TCPMSS', 'CHECKSUM', 'CLASSIFY', 'DSCP', 'TOS', 'TTL', 'HL', 'ECN', 'SECMARK', 'CONNSECMARK', 'SET', 'AUDIT',
-  'IDLETIMER', 'LED', 'RATEEST', 'HMARK', 'TEE', 'TCPOPTSTRIP', 'DNPT', 'SNPT',
-]);
 
 export function interpretRule(items: readonly RuleItem[], isChain: (name: string) => boolean): RuleMeaning {
   const matches: Match[] = [];
