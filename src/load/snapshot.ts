@@ -6,7 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ParsedFile } from './index.js';
 import { parseInput, readInputs } from './index.js';
-import type { LoadedFile, NodeSnapshot, ProxyMode } from '../model/snapshot.js';
+import type { InputKind, LoadedFile, NodeSnapshot, ProxyMode } from '../model/snapshot.js';
+import { withInputKind } from './restore-input.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -32,6 +33,7 @@ export interface SnapshotOptions {
 
 export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
   const rulesets: Ruleset[] = [];
+  const inputKinds = new Map<ParsedFile, InputKind>();
   const ipsets: IpSet[] = [];
   const ipvs: IpvsDump[] = [];
   const routes: Route[] = [];
@@ -43,9 +45,12 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     const data = f.parsed?.data;
     if (data === undefined) continue;
     switch (f.format) {
-      case 'iptables-save':
-        rulesets.push(data as Ruleset);
+      case 'iptables-save': {
+        const rs = withInputKind(data as Ruleset);
+        inputKinds.set(f, rs.restoreInput ? 'restore-input' : 'dump');
+        rulesets.push(rs);
         break;
+      }
       case 'ipset-list':
       case 'ipset-save':
         ipsets.push(...(data as IpSetDump).sets);
@@ -74,7 +79,10 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
         break;
     }
   }
-  const loaded: LoadedFile[] = files.map((f) => ({ path: f.path, format: f.format, counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes }));
+  const loaded: LoadedFile[] = files.map((f) => {
+    const inputKind = inputKinds.get(f);
+    return { path: f.path, format: f.format, ...(inputKind ? { inputKind } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
+  });
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
   return {
     name: opts.name ?? 'node',

@@ -2,7 +2,7 @@
 import Table from 'cli-table3';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { missingDumps, proxyModes } from '../../load/snapshot.js';
-import type { NodeSnapshot } from '../../model/snapshot.js';
+import type { InputKind, NodeSnapshot } from '../../model/snapshot.js';
 import { renderJson } from '../../render/json.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
@@ -12,6 +12,12 @@ import { ExitCode } from '../exit.js';
 export interface InspectOptions extends InputOptions {
   output: 'text' | 'json';
 }
+
+/** What a non-dump input leaves out, said where the file is listed. */
+const INPUT_KIND_NOTE: Readonly<Record<Exclude<InputKind, 'dump'>, string>> = {
+  'restore-input':
+    "iptables-restore --noflush input (what kube-proxy writes), not a dump: only the chains it declares are in it; built-in chains (PREROUTING, INPUT, …) and other programs' chains and rules are not, so what it does not show is unknown",
+};
 
 export function snapshotSummary(s: NodeSnapshot) {
   return {
@@ -53,6 +59,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
         files: snapshot.files.map((f) => ({
           path: f.path,
           format: f.format,
+          ...(f.inputKind ? { input: f.inputKind } : {}),
           bytes: f.bytes,
           counts: f.counts,
           diagnostics: f.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, line: d.line, column: d.column, ...(d.expected ? { expected: d.expected } : {}), ...(d.found ? { found: d.found } : {}) })),
@@ -70,13 +77,15 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
       .join(', ');
     const errors = f.diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = f.diagnostics.filter((d) => d.severity === 'warning').length;
-    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
+    const format = f.format === 'unknown' ? c.red('unknown') : f.inputKind && f.inputKind !== 'dump' ? `${f.format} (${f.inputKind})` : f.format;
+    table.push([printable(f.path, 60), format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
   }
   const summary = snapshotSummary(snapshot);
   const lines = [table.toString(), ''];
   lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
   if (summary.nftTables.length) lines.push(`${c.bold('nft tables')}: ${summary.nftTables.map((t) => `${t.family} ${printable(t.name, 40)} (${t.writtenBy})`).join(', ')}`);
   for (const m of summary.missing) lines.push(`${c.yellow('missing')}: ${m}`);
+  for (const f of snapshot.files) if (f.inputKind && f.inputKind !== 'dump') lines.push(`${c.yellow('partial')}: ${printable(f.path, 60)}: ${INPUT_KIND_NOTE[f.inputKind]}`);
   const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
   if (diags.length) {
     lines.push('', c.bold('diagnostics'));
