@@ -4,6 +4,8 @@
  */
 import type { LintRule } from './rule.js';
 import danglingJump from './rules/dangling-jump.js';
+import jumpLoop from './rules/jump-loop.js';
+import jumpDepth from './rules/jump-depth.js';
 import undefinedIpset from './rules/undefined-ipset.js';
 import orphanChain from './rules/orphan-chain.js';
 import serviceNoEndpoints from './rules/service-no-endpoints.js';
@@ -27,6 +29,8 @@ import nftUndefinedReference from './rules/nft-undefined-reference.js';
 
 export const RULES: readonly LintRule[] = [
   danglingJump,
+  jumpLoop,
+  jumpDepth,
   undefinedIpset,
   orphanChain,
   serviceNoEndpoints,
