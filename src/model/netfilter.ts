@@ -172,7 +172,7 @@ export interface Ruleset {
    * `iptables-restore --noflush` input (kube-proxy's payload), not a dump: its tables declare
    * only some user chains and no built-in chain, so chains it does not declare (built-ins,
    * other programs' chains such as kubelet's KUBE-MARK-DROP) may exist in the kernel and are
-   * unknown, not missing. Set by src/load (restoreInputOf); absent for dumps.
+   * unknown, not missing. Set by src/load (restore-input.ts); absent for dumps.
    */
   readonly restoreInput?: true;
 }
