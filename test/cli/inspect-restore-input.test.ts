@@ -3,14 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateCluster, iptablesSave } from '../../src/generate/index.js';
+import { generateCluster, iptablesSave, kubeProxyRestorePayload } from '../../src/generate/index.js';
 import { kpx } from '../helpers/exec.js';
-import { restorePayloadOf } from '../helpers/restore-payload.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-restore-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const save = iptablesSave(generateCluster({ seed: 5, services: 12 }));
-writeFileSync(join(tmp, 'payload.txt'), restorePayloadOf(save));
+writeFileSync(join(tmp, 'payload.txt'), kubeProxyRestorePayload(save));
 writeFileSync(join(tmp, 'save.txt'), save);
 
 describe('kpx inspect on a kube-proxy restore payload', () => {

@@ -5,10 +5,9 @@
  * healthy dumps; test/kernel/lint-vs-restore.test.ts checks the same texts against the real tools.
  */
 import { describe, expect, it } from 'vitest';
-import { generateCluster, iptablesSave } from '../../src/generate/index.js';
+import { generateCluster, iptablesSave, ipvsIptablesSave, kubeProxyRestorePayload } from '../../src/generate/index.js';
 import { isTargetExtension, targetExtensions } from '../../src/model/iptables-targets.js';
 import { KIND, lineOf, lintFiles, of, replaceOnce } from './helpers.js';
-import { restorePayloadOf } from '../helpers/restore-payload.js';
 import { chainDepth, jumpLoop } from './netfilter-fixtures.js';
 
 const RULES = ['dangling-jump', 'jump-loop', 'jump-depth'];
@@ -57,7 +56,7 @@ describe('dangling-jump: -j NAME that is neither a chain nor a target extension'
     ]);
   });
   it('in restore input, a chain it does not declare is unknown (info), not an error', async () => {
-    const payload = restorePayloadOf(KIND);
+    const payload = kubeProxyRestorePayload(KIND);
     const withDrop = replaceOnce(payload, '-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN\n', '-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN\n-A KUBE-POSTROUTING -m mark --mark 0x8000/0x8000 -j KUBE-MARK-DROP\n');
     const f = await findings({ 'payload.txt': withDrop });
     expect(f.map((x) => [x.severity, x.line])).toEqual([['info', lineOf(withDrop, '-j KUBE-MARK-DROP')]]);
@@ -114,11 +113,16 @@ describe('jump-depth', () => {
 });
 
 describe('silent on healthy dumps', () => {
-  it('the kind sample, generated dumps (IPv4, IPv6) and their restore payloads', async () => {
+  it('the kind sample, generated dumps (iptables and IPVS mode, IPv4, IPv6) and their restore payloads', async () => {
     expect(await findings({ 'kind.txt': KIND })).toEqual([]);
     for (const family of [4, 6] as const) {
-      const save = iptablesSave(generateCluster({ seed: 21, services: 40, family }));
-      expect(await findings({ 'save.txt': save, 'payload.txt': restorePayloadOf(save) })).toEqual([]);
+      const c = generateCluster({ seed: 21, services: 40, family });
+      for (const save of [iptablesSave(c), ipvsIptablesSave(c)]) {
+        const payload = kubeProxyRestorePayload(save);
+        expect(payload.length).toBeGreaterThan(1000);
+        expect(await findings({ 'save.txt': save })).toEqual([]);
+        expect(await findings({ 'payload.txt': payload })).toEqual([]);
+      }
     }
   });
 });

@@ -3,11 +3,10 @@
  * restore input — a partial view — and resolves to the same Services as the node's dump.
  */
 import { describe, expect, it } from 'vitest';
-import { generateCluster, iptablesSave } from '../../src/generate/index.js';
+import { generateCluster, iptablesSave, ipvsIptablesSave, kubeProxyRestorePayload } from '../../src/generate/index.js';
 import { parseInput } from '../../src/load/index.js';
 import { assembleSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
-import { restorePayloadOf } from '../helpers/restore-payload.js';
 import { KIND } from '../lint/helpers.js';
 
 async function snapshot(files: Record<string, string>) {
@@ -36,7 +35,7 @@ describe('kube-proxy restore payload as input', () => {
     it(`is read as restore input and resolves like the node's dump (IPv${family})`, async () => {
       const cluster = generateCluster({ seed: 7, services: 30, family });
       const save = iptablesSave(cluster);
-      const payload = restorePayloadOf(save);
+      const payload = kubeProxyRestorePayload(save);
       const s = await snapshot({ 'payload.txt': payload });
       expect(s.files[0]).toMatchObject({ format: 'iptables-save', inputKind: 'restore-input' });
       expect(s.files[0].diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -48,6 +47,13 @@ describe('kube-proxy restore payload as input', () => {
       expect(await serviceView({ 'payload.txt': payload })).toEqual(fromSave);
     });
   }
+
+  it('the IPVS-mode payload is restore input too', async () => {
+    const payload = kubeProxyRestorePayload(ipvsIptablesSave(generateCluster({ seed: 7, services: 30 })));
+    const s = await snapshot({ 'payload.txt': payload });
+    expect(s.files[0]).toMatchObject({ format: 'iptables-save', inputKind: 'restore-input' });
+    expect(s.files[0].diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
 
   it('a dump stays a dump: with or without its header comments, and a fragment is not restore input', async () => {
     const s = await snapshot({
@@ -64,7 +70,7 @@ describe('kube-proxy restore payload as input', () => {
   });
 
   it('one table that declares a built-in chain makes the file a dump', async () => {
-    const payload = restorePayloadOf(iptablesSave(generateCluster({ seed: 7, services: 5 })));
+    const payload = kubeProxyRestorePayload(iptablesSave(generateCluster({ seed: 7, services: 5 })));
     const withBuiltin = payload.replace('*nat\n', '*nat\n:PREROUTING ACCEPT [0:0]\n');
     expect(withBuiltin).not.toBe(payload);
     const s = await snapshot({ 'a.txt': payload, 'b.txt': withBuiltin });
