@@ -55,6 +55,11 @@ describe('dangling-jump: -j NAME that is neither a chain nor a target extension'
       ['dangling-jump', 'error', 6, 'jump to the built-in chain INPUT in table filter (1 referring rule): iptables-restore refuses jumps to built-in chains'],
     ]);
   });
+  it('a jump to a built-in chain is an error in restore input too, which does not show the built-in chain', async () => {
+    const text = '*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -p tcp -j PREROUTING\nCOMMIT\n';
+    const f = await findings({ 'payload.txt': text });
+    expect(f.map((x) => [x.severity, x.line, x.message.split(' (')[0]])).toEqual([['error', 3, 'jump to the built-in chain PREROUTING in table nat']]);
+  });
   it('in restore input, a chain it does not declare is unknown (info), not an error', async () => {
     const payload = kubeProxyRestorePayload(KIND);
     const withDrop = replaceOnce(payload, '-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN\n', '-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN\n-A KUBE-POSTROUTING -m mark --mark 0x8000/0x8000 -j KUBE-MARK-DROP\n');

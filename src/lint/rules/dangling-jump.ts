@@ -1,3 +1,4 @@
+import { BUILTIN_CHAINS } from '../../model/netfilter.js';
 import { createRule, type Severity } from '../rule.js';
 import { ruleRelated } from '../context.js';
 import { serviceLabelOf, serviceOfRule } from '../util.js';
@@ -44,9 +45,11 @@ export default createRule({
     for (const t of ctx.tables) {
       if (t.fragment) continue;
       const byName = t.table.chainsByName;
+      const builtins = BUILTIN_CHAINS[t.table.name] ?? [];
       for (const [name, refs] of t.referrers) {
         const c = byName.get(name);
-        if (c?.builtin) {
+        // By name too: restore input need not mention a built-in chain it jumps to.
+        if (c?.builtin || builtins.includes(name)) {
           ctx.report({
             messageId: 'builtin',
             data: { chain: name, table: t.table.name, count: plural(refs.length, 'referring rule') },
