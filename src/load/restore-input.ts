@@ -8,6 +8,9 @@
  */
 import { BUILTIN_CHAINS, type Ruleset } from '../model/netfilter.js';
 
+/** LoadedFile.variant of an iptables-save-format file that is restore input (`kpx inspect` shows it). */
+export const RESTORE_INPUT = 'restore-input';
+
 export function isRestoreInput(rs: Ruleset): boolean {
   if (rs.tables.length === 0) return false;
   let userChains = 0;
@@ -25,6 +28,6 @@ export function isRestoreInput(rs: Ruleset): boolean {
 }
 
 /** The ruleset, marked when it is restore input (a new object; the parsed one is left as it is). */
-export function withInputKind(rs: Ruleset): Ruleset {
+export function markRestoreInput(rs: Ruleset): Ruleset {
   return isRestoreInput(rs) ? { ...rs, restoreInput: true } : rs;
 }

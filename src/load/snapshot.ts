@@ -6,8 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ParsedFile } from './index.js';
 import { parseInput, readInputs } from './index.js';
-import type { InputKind, LoadedFile, NodeSnapshot } from '../model/snapshot.js';
-import { withInputKind } from './restore-input.js';
+import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
+import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -33,7 +33,8 @@ export interface SnapshotOptions {
 
 export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
   const rulesets: Ruleset[] = [];
-  const inputKinds = new Map<ParsedFile, InputKind>();
+  /** Files whose content makes them a variant of their format (iptables-save text that is restore input). */
+  const variants = new Map<ParsedFile, string>();
   const ipsets: IpSet[] = [];
   const ipvs: IpvsDump[] = [];
   const routes: Route[] = [];
@@ -46,8 +47,8 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     if (data === undefined) continue;
     switch (f.format) {
       case 'iptables-save': {
-        const rs = withInputKind(data as Ruleset);
-        inputKinds.set(f, rs.restoreInput ? 'restore-input' : 'dump');
+        const rs = markRestoreInput(data as Ruleset);
+        if (rs.restoreInput) variants.set(f, RESTORE_INPUT);
         rulesets.push(rs);
         break;
       }
@@ -80,8 +81,8 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {
-    const inputKind = inputKinds.get(f);
-    return { path: f.path, format: f.format, ...(inputKind ? { inputKind } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
+    const variant = variants.get(f);
+    return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
   });
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
   return {

@@ -14,19 +14,11 @@ import type { FormatId } from '../../grammars/common/format.js';
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
 
-/**
- * What a file holds beyond its syntax: `dump` is a full listing (iptables-save: every table it
- * prints is complete); `restore-input` is what a program pipes to `iptables-restore --noflush`
- * (kube-proxy's payload): only that program's chains, so built-in chains and other programs'
- * rules are not in it — absent there means unknown, not empty.
- */
-export type InputKind = 'dump' | 'restore-input';
-
 export interface LoadedFile {
   readonly path: string;
   readonly format: FormatId | 'unknown' | 'empty';
-  /** Set for formats where the difference matters (iptables-save); absent otherwise. */
-  readonly inputKind?: InputKind;
+  /** ParsedInput.variant (e.g. `transaction` for `nft -f` input). */
+  readonly variant?: string;
   readonly counts: Readonly<Record<string, number>>;
   readonly diagnostics: readonly Diagnostic[];
   readonly bytes: number;

@@ -13,13 +13,13 @@ writeFileSync(join(tmp, 'payload.txt'), kubeProxyRestorePayload(save));
 writeFileSync(join(tmp, 'save.txt'), save);
 
 describe('kpx inspect on a kube-proxy restore payload', () => {
-  it('JSON: the payload is input "restore-input", the dump "dump"', () => {
+  it('JSON: the payload has variant "restore-input", the dump none', () => {
     const r = kpx(['inspect', join(tmp, 'payload.txt'), join(tmp, 'save.txt'), '-o', 'json']);
     expect(r.code).toBe(0);
-    const files = JSON.parse(r.stdout).files as { path: string; format: string; input?: string }[];
-    expect(files.map((f) => [f.path.split('/').pop(), f.format, f.input])).toEqual([
+    const files = JSON.parse(r.stdout).files as { path: string; format: string; variant?: string }[];
+    expect(files.map((f) => [f.path.split('/').pop(), f.format, f.variant])).toEqual([
       ['payload.txt', 'iptables-save', 'restore-input'],
-      ['save.txt', 'iptables-save', 'dump'],
+      ['save.txt', 'iptables-save', undefined],
     ]);
   });
   it('text: the format column and a "partial" line name the payload, not the dump', () => {

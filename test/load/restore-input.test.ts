@@ -37,7 +37,7 @@ describe('kube-proxy restore payload as input', () => {
       const save = iptablesSave(cluster);
       const payload = kubeProxyRestorePayload(save);
       const s = await snapshot({ 'payload.txt': payload });
-      expect(s.files[0]).toMatchObject({ format: 'iptables-save', inputKind: 'restore-input' });
+      expect(s.files[0]).toMatchObject({ format: 'iptables-save', variant: 'restore-input' });
       expect(s.files[0].diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
       expect(s.rulesets[0].restoreInput).toBe(true);
       expect(s.rulesets[0].family).toBe(family);
@@ -51,7 +51,7 @@ describe('kube-proxy restore payload as input', () => {
   it('the IPVS-mode payload is restore input too', async () => {
     const payload = kubeProxyRestorePayload(ipvsIptablesSave(generateCluster({ seed: 7, services: 30 })));
     const s = await snapshot({ 'payload.txt': payload });
-    expect(s.files[0]).toMatchObject({ format: 'iptables-save', inputKind: 'restore-input' });
+    expect(s.files[0]).toMatchObject({ format: 'iptables-save', variant: 'restore-input' });
     expect(s.files[0].diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
@@ -61,10 +61,10 @@ describe('kube-proxy restore payload as input', () => {
       'bare.txt': KIND.split('\n').filter((l) => !l.startsWith('#')).join('\n'),
       'fragment.txt': '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y\n-A KUBE-SVC-NPX46M4PTMTKRN6Y -j KUBE-SEP-X\n',
     });
-    expect(s.files.map((f) => [f.path, f.inputKind])).toEqual([
-      ['kind.txt', 'dump'],
-      ['bare.txt', 'dump'],
-      ['fragment.txt', 'dump'],
+    expect(s.files.map((f) => [f.path, f.format, f.variant])).toEqual([
+      ['kind.txt', 'iptables-save', undefined],
+      ['bare.txt', 'iptables-save', undefined],
+      ['fragment.txt', 'iptables-save', undefined],
     ]);
     expect(s.rulesets.map((r) => r.restoreInput)).toEqual([undefined, undefined, undefined]);
   });
@@ -74,6 +74,6 @@ describe('kube-proxy restore payload as input', () => {
     const withBuiltin = payload.replace('*nat\n', '*nat\n:PREROUTING ACCEPT [0:0]\n');
     expect(withBuiltin).not.toBe(payload);
     const s = await snapshot({ 'a.txt': payload, 'b.txt': withBuiltin });
-    expect(s.files.map((f) => f.inputKind)).toEqual(['restore-input', 'dump']);
+    expect(s.files.map((f) => f.variant)).toEqual(['restore-input', undefined]);
   });
 });
