@@ -21,19 +21,30 @@ export const kubeProxyLogSniffer: Sniffer<'kube-proxy-log'> = {
     let content = 0;
     let entries = 0;
     let marker = false;
+    let firstIsEntry: boolean | undefined;
+    let inBlock = false;
     for (const raw of lines.slice(0, 200)) {
       if (raw.trim() === '') continue;
       const body = unwrap(raw).body;
+      // A `key=<` block (a payload, a tool's output) belongs to the entry that opened it.
+      if (inBlock) {
+        if (/^\s*>\s*$/.test(body)) inBlock = false;
+        continue;
+      }
       if (body.trim() === '' || /^\s*(```|~~~|-- (Logs begin|Journal begins|No entries|Reboot))/.test(body)) continue;
       content++;
-      if (klogHeader(body.trimStart()) || LOGRUS.test(body.trimStart())) {
+      const isEntry = klogHeader(body.trimStart()) !== undefined || LOGRUS.test(body.trimStart());
+      firstIsEntry ??= isEntry;
+      if (isEntry) {
         entries++;
         if (!marker && MARKER.test(body)) marker = true;
+        if (/=<\s*$/.test(body)) inBlock = true;
       }
     }
     if (entries === 0 || !marker) return 0;
-    // Payload and err=< blocks make many lines headerless; a few entries among them still decide.
+    // Old multi-line messages (a payload after "Restoring iptables rules:") make many lines headerless;
+    // a log that starts with an entry is a log.
     const ratio = entries / content;
-    return ratio >= 0.5 || entries >= 5 ? 1 : ratio >= 0.1 ? 0.8 : 0.4;
+    return ratio >= 0.5 || entries >= 5 || firstIsEntry ? 1 : ratio >= 0.1 ? 0.8 : 0.4;
   },
 };

@@ -230,6 +230,29 @@ function classify(r: LogRecord, at: LogPlace, events: KubeProxyEvent[]): void {
   }
 }
 
+/** Which payload rule the tool rejected (see the `rejected` field of a sync-failed event). */
+export function rejectedRule(payload: RestorePayload, failingLine: number, output: string): { line: number; how: 'named' | 'missing-chain' | 'unknown-option'; name?: string } | undefined {
+  const named = payload.lines[failingLine - 1];
+  if (named === undefined) return undefined;
+  if (/^\s*-[AI] /.test(named)) return { line: failingLine, how: 'named' };
+  if (!/^\s*COMMIT\s*$/.test(named)) return undefined;
+  let start = failingLine - 1;
+  while (start > 0 && !/^\s*\*/.test(payload.lines[start - 1])) start--;
+  const rules = payload.lines.slice(start, failingLine - 1).map((text, i) => ({ text, line: start + i + 1 })).filter((l) => /^\s*-[AI] /.test(l.text));
+  const chain = (/Chain '([^']+)' does not exist/.exec(output) ?? /Couldn't load target `([^']+)'/.exec(output) ?? /Bad argument `([^']+)'/.exec(output))?.[1];
+  if (chain) {
+    const esc = chain.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const hit = rules.find((l) => new RegExp(`\\s-[jg] ${esc}(\\s|$)`).test(l.text));
+    if (hit) return { line: hit.line, how: 'missing-chain', name: chain };
+  }
+  const option = /unknown option "([^"]+)"/.exec(output)?.[1];
+  if (option) {
+    const hit = rules.find((l) => l.text.split(/\s+/).includes(option));
+    if (hit) return { line: hit.line, how: 'unknown-option', name: option };
+  }
+  return undefined;
+}
+
 export function extractKubeProxyLog(text: string, file: string): ParsedInput<KubeProxyLog> {
   const syntax = parseKubeProxyLog(text);
   const raw = splitInput(text).lines;
@@ -270,7 +293,10 @@ export function extractKubeProxyLog(text: string, file: string): ParsedInput<Kub
       const e = events[i];
       if (e.kind !== 'sync-failed') continue;
       const p = payload ?? lastPayload.get(at.pid);
-      if (p && (e.tool.includes('tables') || e.tool === 'iptables-restore') && (e.family === undefined || e.family === p.family || p.excerpt)) events[i] = { ...e, payload: p };
+      if (p && (e.tool.includes('tables') || e.tool === 'iptables-restore') && (e.family === undefined || e.family === p.family || p.excerpt)) {
+        const rejected = e.failingLine !== undefined ? rejectedRule(p, e.failingLine, e.output) : undefined;
+        events[i] = { ...e, payload: p, ...(rejected ? { rejected } : {}) };
+      }
     }
   }
   diagnostics.sort((a, b) => a.line - b.line);

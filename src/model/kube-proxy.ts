@@ -68,6 +68,12 @@ export type KubeProxyEvent =
       readonly exitStatus?: number;
       /** The payload line the tool names (`line 12 failed`, `Error occurred at line: 12`, `/dev/stdin:12`). */
       readonly failingLine?: number;
+      /**
+       * The payload rule the tool rejected: the named line when it is a rule, else (the tool named the
+       * table's COMMIT, as iptables-restore does for errors found at commit) the rule its message
+       * points at — the jump to the chain it says does not exist, the option it does not know.
+       */
+      readonly rejected?: { readonly line: number; readonly how: 'named' | 'missing-chain' | 'unknown-option'; readonly name?: string };
       /** What the tool said (joined lines). */
       readonly output: string;
       /** The payload this failure is about: logged with it, or the last one logged before it by this process. */
