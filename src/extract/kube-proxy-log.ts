@@ -182,7 +182,9 @@ function classify(r: LogRecord, at: LogPlace, events: KubeProxyEvent[]): void {
   const mode = proxierMode(r.msg);
   if (mode) return void events.push({ kind: 'proxier', mode, families: familiesOf(r, text), at });
   if (/Can't use (the )?ipvs proxier|can't determine whether to use ipvs prox/i.test(r.msg)) {
-    events.push({ kind: 'mode-fallback', requested: 'ipvs', reason: errorText(r, /prox(?:ier|y)[,:]?\s*/i) || r.msg, at });
+    // "Can't use ipvs proxier, trying iptables proxier" (≤1.9) gives no reason; newer versions put it in err.
+    const reason = errorText(r, /prox(?:ier|y)[,:]?\s*/i).replace(/^trying \w+ prox(?:ier|y)\.?$/i, '');
+    events.push({ kind: 'mode-fallback', requested: 'ipvs', reason, at });
     return;
   }
   const flag = /Flag proxy-mode="([^"]*)" unknown, assuming (\w+) proxy/.exec(r.msg);

@@ -20,7 +20,7 @@ export function natPayloadWithBadRule(save: string, badTarget = 'KUBE-MARK-DROP-
   const out = ['*nat', ...nat.filter((l) => /^:KUBE-/.test(l)).map((l) => l.replace(/\[\d+:\d+\]$/, '[0:0]'))];
   const rules = nat.filter((l) => /^-A KUBE-/.test(l));
   // The first Service chain rule whose comment names a Service (`"ns/name:port -> …"` or `"ns/name:port"`).
-  const at = rules.findIndex((l) => /^-A KUBE-SVC-/.test(l) && /--comment "?([a-z0-9-]+\/[a-z0-9-]+:[a-z0-9-]*)/.test(l) && (want === undefined || l.includes(`"${want}`)));
+  const at = rules.findIndex((l) => /^-A KUBE-SVC-/.test(l) && /--comment "?([a-z0-9-]+\/[a-z0-9-]+:[a-z0-9-]*)/.test(l) && (want === undefined || new RegExp(`"${want}[" ]`).test(l)));
   if (at < 0) throw new Error('no commented KUBE-SVC rule');
   const chain = /^-A (\S+)/.exec(rules[at])![1];
   const service = /--comment "?([a-z0-9-]+\/[a-z0-9-]+:[a-z0-9-]*)/.exec(rules[at])![1];

@@ -95,7 +95,7 @@ export default createRule({
               ? `; the tool named payload line ${n} (\`${namedText}\`); the rule it rejected is payload line ${target}: \`${owner.text.trim()}\`${service ? ` (Service ${service})` : ''}${why}`
               : `; the tool named payload line ${n}: \`${owner.text.trim()}\`${service ? ` (Service ${service})` : ''}${/^COMMIT$/.test(namedText) ? ' — the table\'s COMMIT, not a rule: the message does not say which rule failed' : ''}`;
           related.push({ file: log.file, line: p.fileLines[target - 1], text: owner.text });
-        } else if (withPayload === undefined && fails.some((f) => f.failingLine !== undefined)) {
+        } else if (withPayload === undefined && tool !== 'nft' && fails.some((f) => f.failingLine !== undefined)) {
           const lines = [...new Set(fails.map((f) => f.failingLine).filter((n): n is number => n !== undefined))];
           what = `; the tool named payload line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} (the payload is not in the log: run kube-proxy with -v=5 to see it)`;
         }
