@@ -142,6 +142,27 @@ describe('logged payloads: numbered as iptables-restore numbers them', () => {
     const [e] = ofKind(extractKubeProxyLog(text, 'f').data.events, 'sync-failed');
     expect(e).toMatchObject({ tool: 'nft', failingLine: 120, nft: { line: 120, chain: 'nat-prerouting', underlined: 'fib daddr type', fileLine: 2 } });
   });
+  it('strict-decoding errors are configuration warnings naming the field (structured and old forms)', () => {
+    const text = [
+      'E0312 14:02:09.1       1 server.go:490] "Using lenient decoding as strict decoding failed" err=<',
+      '\tstrict decoding error: unknown field "udpIdleTimeout"',
+      ' >',
+      'W0702 17:19:47.678898       1 server.go:439] using lenient decoding as strict decoding failed: strict decoder error for ---',
+      'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
+      'conntrack:',
+      '  max: 0',
+      'udpIdleTimeout: 250ms: v1alpha1.KubeProxyConfiguration.Conntrack: v1alpha1.KubeProxyConntrackConfiguration.ReadObject: found unknown field: max, error found in #10 byte of ...|ck":{"max":0,"maxPer|...',
+      'I0702 17:19:47.93       1 server.go:500] "Neither kubeconfig file nor master URL was specified"',
+    ].join('\n');
+    const parsed = extractKubeProxyLog(text, 'f');
+    expect(ofKind(parsed.data.events, 'config-warning').map((e) => [e.field, e.at.line, e.at.endLine])).toEqual([
+      ['udpIdleTimeout', 1, 3],
+      ['max', 4, 8],
+    ]);
+    // The echoed YAML is the warning's continuation, not a payload and not an error.
+    expect(parsed.data.payloads).toEqual([]);
+    expect(parsed.diagnostics).toEqual([]);
+  });
   it('ports closed name the Service and port', () => {
     const text = 'I0312 14:02:11.2       1 proxier.go:1600] "Closing local port" port="\\"nodePort for shop/web:http\\" (:30080/tcp4)"\n';
     const [e] = ofKind(extractKubeProxyLog(text, 'f').data.events, 'port-closed');
