@@ -16,17 +16,15 @@ export interface FailingSync {
   readonly last: string;
 }
 
-/** The log with sync failures (the one whose first failure is earliest, when several are given). */
+/** The first given log that shows sync failures. */
 export function failingSync(snapshot: NodeSnapshot): FailingSync | undefined {
-  let best: FailingSync | undefined;
   for (const log of snapshot.kubeProxy?.logs ?? []) {
     const fails = syncFailures(log);
     if (!fails.length) continue;
     const when = (i: number) => fails[i].at.wallTime ?? fails[i].at.time;
-    const f: FailingSync = { file: log.file, line: fails[0].at.line, tool: fails[0].tool, count: fails.length, first: when(0), last: when(fails.length - 1) };
-    if (!best) best = f;
+    return { file: log.file, line: fails[0].at.line, tool: fails[0].tool, count: fails.length, first: when(0), last: when(fails.length - 1) };
   }
-  return best;
+  return undefined;
 }
 
 /** One line for the top of trace/services output, or undefined when no given log shows failing syncs. */
