@@ -65,6 +65,14 @@ describe('real public pastes (test/fixtures/kube-proxy, each with a .source)', (
     expect(ofKind(log.events, 'proxier')[0]).toMatchObject({ mode: 'iptables' });
   });
 
+  it('docker json-file (real): kernel-module warnings, the flag warning, the proxier, wall-clock times from the records', () => {
+    const log = extractKubeProxyLog(read('docker-json.log'), 'f').data;
+    expect(ofKind(log.events, 'module-load-failed').map((e) => e.module)).toEqual(['ip_vs', 'ip_vs_rr', 'ip_vs_wrr', 'ip_vs_sh', 'nf_conntrack_ipv4']);
+    expect(ofKind(log.events, 'proxier')[0]).toMatchObject({ mode: 'iptables', at: { line: 9, wallTime: '2019-06-02T07:02:20.766317364Z' } });
+    // "all flags … are deprecated" (no field), then the unknown proxy-mode flag.
+    expect(ofKind(log.events, 'config-warning').map((e) => e.field)).toEqual([undefined, 'mode']);
+  });
+
   it('IPVS fallback, then iptables', () => {
     const log = extractKubeProxyLog(read('klog-ipvs-fallback.log'), 'f').data;
     expect(log.events.map((e) => e.kind)).toEqual(['mode-fallback', 'proxier']);

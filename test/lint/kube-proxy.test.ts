@@ -33,6 +33,10 @@ describe('negative: configurations that agree with the bundled samples, healthy 
       expect(r.rules).toEqual(expect.arrayContaining(['kube-proxy-sync-failing', 'kube-proxy-cluster-cidr-mismatch']));
     });
   }
+  it('a healthy real docker json-file log (module warnings, no fallback) with the iptables sample: no finding', async () => {
+    const r = await lintFiles({ ...sample('iptables'), 'kube-proxy-json.log': fixture('docker-json.log') });
+    expect(kpFindings(r)).toEqual([]);
+  });
   it('the flags form, empty mode (iptables) on the iptables sample: no finding', async () => {
     const r = await lintFiles({ ...sample('iptables'), 'flags.txt': 'kube-proxy --cluster-cidr=10.244.0.0/16 --masquerade-bit=14 --proxy-mode=\n' });
     expect(kpFindings(r)).toEqual([]);
