@@ -14,7 +14,6 @@ export default createRule({
   meta: {
     description: "The mode kube-proxy is configured for (or says it runs) is not the mode the dumps show.",
     severity: 'error',
-    relevant: () => false,
     docs: [
       'Each kube-proxy mode leaves its own marks: iptables mode KUBE-SVC/KUBE-SEP chains, IPVS mode virtual',
       'servers with the KUBE-CLUSTER-IP ipset and the kube-ipvs0 dummy interface, nftables mode the `kube-proxy`',
