@@ -16,6 +16,7 @@ import type { AddrDump, NetInterface } from '../model/iface.js';
 import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
+import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
 
@@ -42,6 +43,8 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const interfaces: NetInterface[] = [];
   const nft: NftRuleset[] = [];
   const sysctls = new Map<string, { value: string; file: string; line: number }>();
+  const kubeProxyLogs: KubeProxyLog[] = [];
+  const kubeProxyConfigs: KubeProxyConfig[] = [];
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
@@ -78,6 +81,12 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'nft-json':
         nft.push(data as NftRuleset);
         break;
+      case 'kube-proxy-log':
+        kubeProxyLogs.push(data as KubeProxyLog);
+        break;
+      case 'kube-proxy-config':
+        kubeProxyConfigs.push(data as KubeProxyConfig);
+        break;
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {
@@ -98,6 +107,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     sysctls,
     nft,
     extraNodeIps,
+    ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
   };
 }
 
