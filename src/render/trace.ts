@@ -100,6 +100,8 @@ export function assumptionText(a: TraceAssumption): string {
       return a.startKind === 'map'
         ? `the evidence has ${a.table}'s map ${a.start} but no base chain at the ${a.hook.toLowerCase()} hook: the walk starts with kube-proxy's lookup in ${a.start}`
         : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
+    case 'ipvs-address-local':
+      return `${a.address} is an IPVS virtual server: kube-proxy binds it to kube-ipvs0, so it is taken as this node's address (no kube-ipvs0 in the evidence)`;
     case 'too-many-scenarios':
       return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
   }

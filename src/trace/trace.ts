@@ -10,7 +10,7 @@ import type { NodeSnapshot } from '../model/snapshot.js';
 import { compareServicePorts, type Resolution, type ServicePort } from '../kube/types.js';
 import { MAX_BRANCHES, type Branch } from './chain-machine.js';
 import { buildContext, isLocalAddress, type TraceAssumptions, type TraceContext } from './context.js';
-import { ipvsStage } from './ipvs.js';
+import { ipvsStage, virtualServerFor } from './ipvs.js';
 import type { PathState } from './match.js';
 import { flatten, mergeEnds, mergeScenarios, type ScenarioResult } from './outcomes.js';
 import type { Destination, TraceProtocol } from './packet.js';
@@ -46,6 +46,15 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
 
   // Locally generated packets are routed with iif lo (the kernel's flowi), arriving ones with their input interface.
   const query = (b: Branch) => ({ src: b.st.src, mark: b.st.mark, ...(source.local ? { iif: 'lo' } : b.st.inInterface ? { iif: b.st.inInterface } : {}) });
+  // A virtual server's address is on kube-ipvs0 by construction: when the evidence has no kube-ipvs0
+  // (an ipvsadm dump alone), the address is taken as the node's, and the trace says so.
+  const kubeIpvs0 = snapshot.interfaces.some((i) => i.name === 'kube-ipvs0');
+  const isLocalDst = (b: Branch) => {
+    if (isLocalAddress(ctx, b.st.dst)) return true;
+    if (kubeIpvs0 || !virtualServerFor(snapshot, b.st)) return false;
+    assumed.push({ code: 'ipvs-address-local', address: formatIp(b.st.dst) });
+    return true;
+  };
   const routeOut = (b: Branch) => {
     const r = routeFor(snapshot, { ...query(b), dst: b.st.dst }).route;
     if (r?.dev) b.st.outInterface = r.dev;
@@ -62,7 +71,7 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
     }
   } else {
     for (const b of runStages(env, 'PREROUTING', [first], finished)) {
-      if (isLocalAddress(ctx, b.st.dst)) {
+      if (isLocalDst(b)) {
         for (const x of runStages(env, 'INPUT', [b], finished)) {
           // IPVS sits at LOCAL_IN, after the filter table: a kube-ipvs0 VIP goes on to a real server.
           const ipvs = ipvsStage(snapshot, x, env.budget);

@@ -178,7 +178,9 @@ export type TraceAssumption =
    * it (a grep, a restore payload): the walk starts there.
    */
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
-  | { readonly code: 'too-many-scenarios'; readonly limit: number };
+  | { readonly code: 'too-many-scenarios'; readonly limit: number }
+  /** An IPVS virtual server's address, taken as the node's (kube-ipvs0 holds it) without an ip addr showing it. */
+  | { readonly code: 'ipvs-address-local'; readonly address: string };
 
 export interface TracePacketJson {
   readonly protocol: string;
