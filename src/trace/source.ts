@@ -39,12 +39,37 @@ function snapshotFacts(snapshot: NodeSnapshot): SnapshotFacts {
       }
     }
   }
+  nftPodNetwork(snapshot, clusterCidr, dnat);
   f = { clusterCidr, dnatTargets: dnat };
   factsCache.set(snapshot, f);
   return f;
 }
 
-/** The pod network the rules reveal: kube-proxy's `! -s CIDR … -j KUBE-MARK-MASQ` local detector. */
+/**
+ * kube-proxy's nftables local detector: `ip saddr != CLUSTER-CIDR jump mark-for-masquerade` in its
+ * service-/external- chains; and the nft DNAT targets, so a pod source is not taken from them.
+ */
+function nftPodNetwork(snapshot: NodeSnapshot, clusterCidr: Partial<Record<4 | 6, Cidr>>, dnat: Set<string>): void {
+  for (const n of snapshot.nft) {
+    for (const t of n.tables) {
+      if (t.fromIptablesNft) continue;
+      for (const c of t.chains) {
+        const detector = c.name.startsWith('service-') || c.name.startsWith('external-');
+        for (const r of c.rules) {
+          for (const e of r.exprs) if (e.kind === 'dnat' && e.to?.addr) dnat.add(e.to.addr.split('-')[0]);
+          if (!detector || !r.exprs.some((e) => e.kind === 'verdict' && e.verdict === 'jump' && e.chain === 'mark-for-masquerade')) continue;
+          for (const e of r.exprs) {
+            if (e.kind !== 'match' || e.op !== '!=' || e.left.kind !== 'payload' || e.left.field !== 'saddr' || e.right.kind !== 'value') continue;
+            const cidr = parseCidr(e.right.text);
+            if (cidr && clusterCidr[cidr.family] === undefined && cidr.prefix < (cidr.family === 4 ? 32 : 128)) clusterCidr[cidr.family] = cidr;
+          }
+        }
+      }
+    }
+  }
+}
+
+/** The pod network the rules reveal: kube-proxy's `! -s CIDR … -j KUBE-MARK-MASQ` (nft: `ip saddr != CIDR jump mark-for-masquerade`) local detector. */
 export function clusterCidrFromRules(snapshot: NodeSnapshot, family: 4 | 6): Cidr | undefined {
   return snapshotFacts(snapshot).clusterCidr[family];
 }

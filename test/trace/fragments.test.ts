@@ -135,6 +135,16 @@ describe('an nft service-ips map without its base chain', () => {
 `);
   });
 
+  it("takes the pod source from kube-proxy's nft local detector (`ip saddr != 10.42.0.0/16`), not an assumed 10.244.0.0/16", async () => {
+    // With a source outside 10.42.0.0/16 the packet would jump to mark-for-masquerade, which this paste lacks.
+    const { t } = await traceOf('nft-map-42.nft', NFT_MAP.replace('10.244.0.0/16', '10.42.0.0/16'), '10.96.0.10:53/udp');
+    expect(t.assumptions[0]).toEqual({ code: 'source', kind: 'pod', address: '10.42.0.10', podNetwork: '10.42.0.0/16' });
+    expect(t.outcomes.map((o) => [o.verdict, o.probability, o.masquerade])).toEqual([
+      ['DNAT', 0.5, false],
+      ['DNAT', 0.5, false],
+    ]);
+  });
+
   it('a Service chain missing from the paste is UNKNOWN', async () => {
     const { t } = await traceOf('nft-map.nft', NFT_MAP, '10.96.0.10:53/tcp');
     expect(t.outcomes.map((o) => [o.verdict, o.probability, o.unknown])).toEqual([['UNKNOWN', 1, { code: 'chain-missing', chain: 'service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp', via: 'goto' }]]);
