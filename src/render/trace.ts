@@ -89,7 +89,7 @@ export function assumptionText(a: TraceAssumption): string {
     case 'affinity':
       return a.hit ? 'session-affinity entries (-m recent) exist for this source' : 'no session-affinity entry exists for this source yet (-m recent --rcheck does not match)';
     case 'node-addresses-unknown':
-      return "the node's own addresses are unknown (no ip addr, no --node-ip): addrtype LOCAL matches are left undecided";
+      return "the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the node's, each answer is a scenario";
     case 'no-routes':
       return 'no ip route dump: where the packet goes after NAT is not shown';
     case 'no-ruleset':
