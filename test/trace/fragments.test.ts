@@ -53,7 +53,7 @@ describe('a grep of KUBE-SERVICES and one Service chain, without the PREROUTING 
   assume  source port 40000
   assume  the first packet of a NEW connection (conntrack state NEW)
   assume  no session-affinity entry exists for this source yet (-m recent --rcheck does not match)
-  assume  the node's own addresses are unknown (no ip addr, no --node-ip): addrtype LOCAL matches are left undecided
+  assume  the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the node's, each answer is a scenario
   assume  no ip route dump: where the packet goes after NAT is not shown
   assume  the evidence has nat/KUBE-SERVICES but no PREROUTING chain that reaches it (a fragment): the walk starts at KUBE-SERVICES
 
