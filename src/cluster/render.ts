@@ -120,7 +120,7 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
 /**
  * JSON for `kpx trace --node A -o json`: the CrossTrace as is —
  * `{request, nodes, origin: {node, trace}, paths: [{probability, verdict, destination, nodes,
- * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions}]}`.
+ * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions, conditions}]}`.
  */
 export function crossTraceJson(t: CrossTrace): unknown {
   return t;

@@ -11,7 +11,7 @@ import type { Resolution } from '../kube/types.js';
 import type { Destination, TraceProtocol } from '../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../trace/trace.js';
 import type { TraceAssumptions } from '../trace/context.js';
-import type { RouteInfo, Trace, TraceAssumption, TraceOutcome } from '../trace/types.js';
+import type { Condition, RouteInfo, Trace, TraceAssumption, TraceOutcome } from '../trace/types.js';
 import { nextHop, nodeClaims, ownerOf, type NextHop, type PodOwner } from './owner.js';
 import { nodeByName, type ClusterNode, type ClusterSnapshot } from './types.js';
 
@@ -90,6 +90,8 @@ export interface CrossPath {
   readonly problems: readonly string[];
   /** Assumptions the path adds to the traces' own (gateways outside the bundle, …). */
   readonly assumptions: readonly string[];
+  /** The undecided matches the path depends on (its hops' scenarios): `probability` holds under them. */
+  readonly conditions: readonly Condition[];
 }
 
 export interface CrossTrace {
@@ -190,6 +192,7 @@ export async function traceAcross(cluster: ClusterSnapshot, dest: Destination, p
       end,
       problems: w.problems,
       assumptions: w.assumptions,
+      conditions: w.hops.flatMap((h) => h.outcome.conditions),
     });
   };
 
