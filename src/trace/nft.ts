@@ -267,7 +267,7 @@ const natTo = (kind: 'dnat' | 'snat', addr: string | undefined, port: string | u
 export function evaluateNftRule(rule: NftRule, st: PathState, ctx: TraceContext, table: NftTable, chain: NftChain, ask: (q: Question) => boolean): readonly Alternative[] {
   const local: PathState = { ...st };
   const effects: Effect[] = [];
-  const tableName = `${table.family} ${table.name}`;
+  const tableName = nftTableName(table);
   const askFor = (e: NftExpr): Ask => (u) =>
     ask({
       code: u.code,
@@ -385,10 +385,15 @@ export function evaluateNftRule(rule: NftRule, st: PathState, ctx: TraceContext,
   return effects.length ? [{ share: 1, effects }] : noMatch;
 }
 
+/** `family name` as nft prints a table; a pasted fragment without a `table` line is `(no table)`. */
+export function nftTableName(t: NftTable): string {
+  return `${t.family} ${t.name}`.trim() || '(no table)';
+}
+
 /** One nft table as a chain-machine dialect. */
 export function nftDialect(table: NftTable, ctx: TraceContext): ChainDialect<NftChain, NftRule> {
   const chains = new Map(table.chains.map((c) => [c.name, c]));
-  const tableName = `${table.family} ${table.name}`;
+  const tableName = nftTableName(table);
   return {
     dialect: 'nft',
     table: tableName,

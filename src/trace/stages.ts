@@ -12,7 +12,7 @@ import { walkChain, type Branch, type Entry, type TableResult, type WalkEnv } fr
 import type { TraceContext } from './context.js';
 import { chainRef, iptablesDialect } from './iptables.js';
 import type { PathState } from './match.js';
-import { nftBaseChains, nftDialect } from './nft.js';
+import { nftBaseChains, nftDialect, nftTableName } from './nft.js';
 import type { ScenarioRun } from './scenario.js';
 import type { TraceAssumption } from './types.js';
 
@@ -115,14 +115,14 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
   }
   for (const n of snapshot.nft) {
     for (const b of nftBaseChains(n.tables, NFT_HOOK[hook], family)) {
-      const entry: Entry<NftChain> = { chain: b.chain, policy: b.chain.policy === 'drop' ? 'DROP' : 'ACCEPT', base: 'base', policyRef: { dialect: 'nft', table: `${b.table.family} ${b.table.name}`, chain: b.chain.name, file: b.table.file, line: b.chain.line } };
+      const entry: Entry<NftChain> = { chain: b.chain, policy: b.chain.policy === 'drop' ? 'DROP' : 'ACCEPT', base: 'base', policyRef: { dialect: 'nft', table: nftTableName(b.table), chain: b.chain.name, file: b.table.file, line: b.chain.line } };
       stages.push({ priority: b.priority, nat: b.chain.type === 'nat', walk: (br, env) => walkChain(nftDialect(b.table, ctx), entry, br, env) });
     }
     for (const t of n.tables) {
       if (t.fromIptablesNft || !(t.family === '' || t.family === 'inet' || t.family === (family === 4 ? 'ip' : 'ip6'))) continue;
       const a = nftAssumedEntry(t, hook);
       if (!a) continue;
-      const tableName = `${t.family} ${t.name}`.trim();
+      const tableName = nftTableName(t);
       assumed.push({ code: 'entry-assumed', dialect: 'nft', table: tableName, start: a.start, startKind: a.startKind, hook });
       const entry: Entry<NftChain> = { chain: a.chain, policy: 'ACCEPT', base: 'assumed-entry', policyRef: { dialect: 'nft', table: tableName, chain: a.chain.name, file: t.file, line: a.chain.line } };
       // kube-proxy's nat-prerouting / nat-output run at dstnat priority.
