@@ -73,10 +73,6 @@ export const noMatch: Alternative[] = [];
 
 /** A rule language: which rules a chain holds and what one of them does. */
 export interface ChainDialect<C, R> {
-  readonly dialect: 'iptables' | 'nft';
-  readonly table: string;
-  readonly file: string | null;
-  chainName(c: C): string;
   /** The chain a jump/goto names, or undefined when it is not in the evidence. */
   findChain(name: string): C | undefined;
   /** Rules to try, in order (a big dispatch chain may give only those that can match). */

@@ -155,12 +155,8 @@ export function evaluateRule(rule: Rule, st: PathState, ctx: TraceContext, ask: 
 }
 
 /** One iptables table as a chain-machine dialect. */
-export function iptablesDialect(table: Table, file: string, ctx: TraceContext): ChainDialect<Chain, Rule> {
+export function iptablesDialect(table: Table, ctx: TraceContext): ChainDialect<Chain, Rule> {
   return {
-    dialect: 'iptables',
-    table: table.name,
-    file,
-    chainName: (c) => c.name,
     findChain: (name) => table.chainsByName.get(name),
     rulesOf: candidates,
     evaluate: (_c, rule, st, ask) => evaluateRule(rule, st, ctx, ask),

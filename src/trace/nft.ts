@@ -395,10 +395,6 @@ export function nftDialect(table: NftTable, ctx: TraceContext): ChainDialect<Nft
   const chains = new Map(table.chains.map((c) => [c.name, c]));
   const tableName = nftTableName(table);
   return {
-    dialect: 'nft',
-    table: tableName,
-    file: table.file,
-    chainName: (c) => c.name,
     findChain: (name) => chains.get(name),
     rulesOf: (c) => c.rules,
     evaluate: (c, rule, st, ask) => evaluateNftRule(rule, st, ctx, table, c, ask),

@@ -105,11 +105,11 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
       const dispatch = fragment && dispatchName ? table.chainsByName.get(dispatchName) : undefined;
       if (builtin) {
         const entry: Entry<Chain> = { chain: builtin, policy: builtin.policy === 'DROP' ? 'DROP' : 'ACCEPT', base: 'built-in', policyRef: chainRef(table, builtin, rs.file) };
-        stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, rs.file, ctx), entry, b, env) });
+        stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
       } else if (dispatch && !(s.table === 'filter' && ctx.assumptions.established)) {
         assumed.push({ code: 'entry-assumed', dialect: 'iptables', table: s.table, start: dispatch.name, startKind: 'chain', hook });
         const entry: Entry<Chain> = { chain: dispatch, policy: 'ACCEPT', base: 'assumed-entry', policyRef: chainRef(table, dispatch, rs.file) };
-        stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, rs.file, ctx), entry, b, env) });
+        stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
       }
     }
   }

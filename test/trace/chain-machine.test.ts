@@ -24,10 +24,6 @@ const eff = (...effects: Effect[]): Alternative[] => [{ share: 1, effects }];
 
 function toyDialect(chains: ToyChains): ChainDialect<string, ToyRule> {
   return {
-    dialect: 'iptables',
-    table: 'toy',
-    file: 'toy.txt',
-    chainName: (c) => c,
     findChain: (name) => (name in chains ? name : undefined),
     rulesOf: (c) => chains[c],
     evaluate: (c, r, _st, ask) => {
