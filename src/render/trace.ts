@@ -24,6 +24,8 @@ export function unknownText(r: UnknownReason): string {
       return `${r.target}: a userspace program decides the verdict`;
     case 'not-evaluated':
       return `${r.what} is not evaluated by kpx`;
+    case 'real-server-name':
+      return `real server ${r.name} is printed by name (ipvsadm -L without -n): its address is not in the evidence`;
     case 'too-deep':
       return `more than ${r.limit} nested chains (a loop?): the trace stops here`;
     case 'too-many-branches':

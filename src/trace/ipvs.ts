@@ -24,7 +24,11 @@ export function ipvsAlternatives(vs: VirtualServer): { alt: Alternative; line: n
   for (const { realServer: rs, share } of realServerShares(vs)) {
     if (!(share > 0)) continue;
     const ip = rs.ip ?? parseIp(rs.address);
-    if (!ip) continue;
+    if (!ip) {
+      // `ipvsadm -L` without -n prints names (cut at the column width): where its share goes is unknown.
+      out.push({ line: rs.line, alt: { share, effects: [{ kind: 'unknown', reason: { code: 'real-server-name', name: rs.address } }] } });
+      continue;
+    }
     out.push({
       line: rs.line,
       alt: {
@@ -51,7 +55,8 @@ const whereOf = (vs: VirtualServer) => `${vs.protocol} ${vs.address ?? vs.fwmark
 
 /**
  * Returns undefined when no virtual server takes the packet, [] when one does but no real server
- * can (the branch is then ended: dropped), else one branch per real server.
+ * can (the branch is then ended: dropped), else one branch per real server (ended UNKNOWN when the
+ * real server is printed by name).
  */
 export function ipvsStage(snapshot: NodeSnapshot, b: Branch, budget: { branches: number }): Branch[] | undefined {
   const found = virtualServerFor(snapshot, b.st);

@@ -85,6 +85,10 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
             continue;
           }
           for (const y of ipvs) {
+            if (y.end) {
+              finished.push(y);
+              continue;
+            }
             routeOut(y);
             for (const z of runStages(env, 'POSTROUTING', [y], finished)) delivered.push({ b: z, delivery: 'forward' });
           }

@@ -55,6 +55,8 @@ export type UnknownReason =
   | { readonly code: 'map-missing'; readonly map: string }
   | { readonly code: 'userspace-verdict'; readonly target: string }
   | { readonly code: 'not-evaluated'; readonly what: string }
+  /** An IPVS real server printed by name (`ipvsadm -L` without `-n`). */
+  | { readonly code: 'real-server-name'; readonly name: string }
   | { readonly code: 'too-deep'; readonly limit: number }
   | { readonly code: 'too-many-branches'; readonly limit: number };
 

@@ -70,6 +70,17 @@ describe('IPVS scheduler shares', () => {
     expect(t.outcomes[0].steps).toEqual([expect.objectContaining({ code: 'ipvs-real-server', dialect: 'ipvs', address: '10.244.2.6', port: 8080, weight: 2, rule: 6 })]);
   });
 
+  it('a real server printed by name (ipvsadm -L without -n) takes its share to an UNKNOWN end, not a silent DROP', async () => {
+    const f = join(tmp, 'ipvsadm-L.txt');
+    writeFileSync(f, IPVSADM.split('\n').slice(0, 3).join('\n') + '\nTCP  10.96.0.40:80 rr\n  -> web-7d9c8-abcde.default.svc.c:8080 Masq 1 0 0\n  -> 10.244.2.6:8080              Masq    1      0          0\n');
+    const snap = await loadSnapshot([f], {});
+    const t = tracePacket(snap, undefined, parseDestination('10.96.0.40:80/tcp') as Destination, 'tcp', { from: 'pod', assumptions: { established: false, affinityHit: false } });
+    expect(t.outcomes.map((o) => [o.verdict, o.probability, o.unknown ?? null])).toEqual([
+      ['DNAT', 0.5, null],
+      ['UNKNOWN', 0.5, { code: 'real-server-name', name: 'web-7d9c8-abcde.default.svc.c' }],
+    ]);
+  });
+
   it('a virtual server whose real servers all have weight 0 drops new connections', async () => {
     const snap = await snapshot();
     const t = tracePacket(snap, undefined, parseDestination('10.96.0.30:80/tcp') as Destination, 'tcp', { from: 'pod', assumptions: { established: false, affinityHit: false } });
