@@ -19,11 +19,14 @@
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
 import type { IpSet, IpSetMember } from '../model/ipset.js';
-import { interfaceRole, type InterfaceAddress, type NetInterface } from '../model/iface.js';
-import { lookupRoute, REJECT_TYPES } from '../model/route.js';
-import { cidrContains, formatCidr, formatIp, type Ip } from '../model/addr.js';
+import type { InterfaceAddress, NetInterface } from '../model/iface.js';
+import { formatCidr, formatIp, type Ip } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import { servicePortName } from './hash.js';
+import { endpointLocalityLookup } from './locality.js';
+import { chainOwner } from './owner.js';
+import type { FrontEnd, OwnedObject } from './facts.js';
+import { problem } from './problems.js';
 import {
   compareServicePorts,
   type Endpoint,
@@ -48,18 +51,6 @@ const IPTABLES_SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP|XLB)-/;
 /** kube-proxy's IPv6 set names: `KUBE-6-…`, cut at 31 characters (IPSET_MAXNAMELEN). */
 export function ipvsSetName(name: string, family: Family): string {
   return family === 6 ? `KUBE-6-${name.slice(5)}`.slice(0, 31) : name;
-}
-
-/** Who created an ipset or iptables chain, from its name. */
-export function ownerOf(name: string): string {
-  if (/^KUBE-/.test(name)) return 'kube-proxy';
-  if (/^cali/i.test(name)) return 'calico';
-  if (/^cilium/i.test(name)) return 'cilium';
-  if (/^DOCKER/i.test(name)) return 'docker';
-  if (/^KIND/i.test(name)) return 'kind';
-  if (/^FLANNEL/i.test(name)) return 'flannel';
-  if (/^kube-router/i.test(name)) return 'kube-router';
-  return 'unknown';
 }
 
 /** `ns/name:portName` or `ns/name` from a set member comment; undefined for anything else. */
@@ -556,41 +547,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     groups.push({ items: [it], problems: [why], internalLocal: false, inferredExternalLocal: false });
   }
 
-  // --- endpoint locality
-  const routeCache = new Map<string, boolean | null>();
-  function localByDumps(ip: Ip | undefined): boolean | null {
-    if (!ip) return null;
-    const k = ipKey(ip.family, ip.value);
-    if (nodeAddrs.has(k)) return true;
-    const cached = routeCache.get(k);
-    if (cached !== undefined) return cached;
-    let result: boolean | null = null;
-    if (snapshot.routes.length) {
-      const r = lookupRoute(snapshot.routes, ip);
-      if (r) {
-        if (r.type === 'local') result = true;
-        else if (REJECT_TYPES.has(r.type)) result = null;
-        else if (r.via?.ip || r.nexthops?.some((h) => h.via)) result = false;
-        else if (r.dev && /^cilium_/.test(r.dev)) result = null;
-        else if (r.dev) {
-          const role = interfaceRole(r.dev);
-          if (role === 'pod-veth' || role === 'bridge' || role === 'loopback') result = true;
-          else if (role === 'tunnel' || role === 'physical') result = false;
-        }
-      }
-    } else {
-      for (const i of snapshot.interfaces) {
-        if (i.name === 'kube-ipvs0') continue;
-        const a = i.addresses.find((x) => x.ip.family === ip.family && x.prefix < (ip.family === 4 ? 32 : 128) && cidrContains(x.cidr, ip));
-        if (!a) continue;
-        const role = interfaceRole(i.name);
-        result = role === 'bridge' ? true : role === 'physical' ? false : null;
-        break;
-      }
-    }
-    routeCache.set(k, result);
-    return result;
-  }
+  // --- endpoint locality: the one locality module
+  const locality = endpointLocalityLookup(snapshot);
+  const localByDumps = (ip: Ip | undefined): boolean | null => (ip ? locality(formatIp(ip)) : null);
 
   // --- assemble Service ports
   const services: ServicePort[] = [];
@@ -605,6 +564,8 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const spProblems: string[] = [...g.problems];
     const evidence: Evidence[] = [];
     const chains: Record<string, string> = {};
+    const owned: OwnedObject[] = [];
+    const frontEnds: FrontEnd[] = [];
     const all: Vs[] = [...(a ? [a] : []), ...g.items.flatMap((i) => i.vss)];
     for (const v of all) {
       evidence.push(vsEvidence(v.vs), ...v.copies.map(vsEvidence));
@@ -618,6 +579,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       }
       const role = v === a ? 'cluster-ip' : v.role === 'nodeport' ? `node-port/${v.ipText}` : v.role === 'lb' ? `load-balancer/${v.ipText}` : `external-ip/${v.ipText}`;
       chains[role] = v.key;
+      const kind = v === a ? 'cluster-ip' : v.role === 'nodeport' ? 'node-port' : v.role === 'lb' ? 'load-balancer-ip' : 'external-ip';
+      owned.push({ role: kind, name: v.key, ...(v === a ? {} : { address: v.ipText }) });
+      frontEnds.push({ kind, ip: kind === 'node-port' ? null : v.ipText, port: v.port, evidence: vsEvidence(v.vs) });
     }
     const sortedUnique = (xs: string[]) => [...new Set(xs)];
     const externalIPs = sortedUnique(g.items.filter((i) => i.role === 'external').map((i) => i.vss[0].ipText));
@@ -764,7 +728,10 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       identifiedBy: spn ? 'set-comment' : 'address',
       chains,
       hashVerified: null,
-      problems: [...new Set(spProblems)],
+      owned,
+      frontEnds,
+      anchor: first.key,
+      problems: [...new Set(spProblems)].map((text) => problem('ipvs-text', { text })),
       evidence,
     };
   }
@@ -816,18 +783,18 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   }
 
   // --- other objects: ipsets and iptables chains
-  for (const s of allSets.values()) others.push({ kind: 'ipset', name: s.name, owner: ownerOf(s.name), file: s.file, line: s.line });
+  for (const s of allSets.values()) others.push({ kind: 'ipset', name: s.name, owner: chainOwner(s.name), file: s.file, line: s.line });
   for (const rs of snapshot.rulesets) {
     for (const t of rs.tables) {
       for (const c of t.chains) {
         if (c.builtin || IPTABLES_SERVICE_CHAIN.test(c.name)) continue;
-        others.push({ kind: 'chain', table: t.name, name: c.name, owner: ownerOf(c.name), file: t.file, ...(c.line !== undefined ? { line: c.line } : {}) });
+        others.push({ kind: 'chain', table: t.name, name: c.name, owner: chainOwner(c.name), file: t.file, ...(c.line !== undefined ? { line: c.line } : {}) });
       }
     }
   }
 
   services.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   services.sort(compareServicePorts);
-  return { services, others, problems };
+  return { services, others, problems: problems.map((p) => ({ problem: problem('ipvs-text', { text: p.message }), evidence: p.evidence })) };
 }
 

@@ -29,7 +29,10 @@ import type { NodeSnapshot } from '../model/snapshot.js';
 import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr } from '../model/addr.js';
 import { parseServiceComment } from './comments.js';
 import { base32, servicePortName, sha256 } from './hash.js';
-import { endpointLocality } from './locality.js';
+import { endpointLocalityLookup } from './locality.js';
+import { nftTableOwner } from './owner.js';
+import { problem } from './problems.js';
+import type { FrontEnd, OwnedObject } from './facts.js';
 import type { Endpoint, Evidence, ForeignObject, Protocol, Resolution, ServicePort, ServiceState } from './types.js';
 import { compareServicePorts } from './types.js';
 
@@ -106,26 +109,6 @@ export function nftNameHash(name: string): string {
   return base32(sha256(name)).slice(0, 8);
 }
 
-/** Who owns a table that is not kube-proxy's. */
-export function nftTableOwner(t: NftTable): string {
-  if (t.fromIptablesNft) return 'iptables-nft';
-  const n = t.name.toLowerCase();
-  if (n === 'kube-proxy') return 'kube-proxy';
-  if (n.includes('calico') || n.startsWith('cali')) return 'calico';
-  if (n.includes('cilium')) return 'cilium';
-  if (n.includes('flannel')) return 'flannel';
-  if (n.includes('firewalld')) return 'firewalld';
-  if (n.includes('kube-router')) return 'kube-router';
-  if (n.includes('antrea')) return 'antrea';
-  if (n.includes('docker')) return 'docker';
-  if (n.includes('libvirt')) return 'libvirt';
-  if (n.includes('kube-network-policies')) return 'kube-network-policies';
-  if (n.includes('kindnet')) return 'kindnet';
-  if (n === 'nixos-fw') return 'nixos';
-  if (['nat', 'filter', 'mangle', 'raw', 'security'].includes(n) && (t.family === 'ip' || t.family === 'ip6')) return 'iptables-nft';
-  return 'unknown';
-}
-
 /** A table kube-proxy's nftables proxier wrote (or a pasted fragment of one). */
 export function isKubeProxyNftTable(t: NftTable): boolean {
   if (t.fromIptablesNft) return false;
@@ -142,6 +125,8 @@ interface IpEntry {
   target?: NftChainRole;
   noEndpointVerdict?: string;
   comment?: string;
+  /** The map element that claims the address. */
+  evidence?: Evidence;
 }
 
 interface Group {
@@ -153,6 +138,7 @@ interface Group {
   ips: Map<string, IpEntry>;
   lbIPs: Set<string>;
   nodePort?: number;
+  nodePortEvidence?: Evidence;
   nodePortNoEndpoint?: string;
   chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
   /** Endpoint chains a service-ips element goes to directly (no service chain in between). */
@@ -183,16 +169,6 @@ function cachedName(ctx: Ctx, text: string): NftObjectName | undefined {
   const n = parseNftObjectName(text);
   ctx.names.set(text, n);
   return n;
-}
-
-/** endpointLocality(), memoised: many endpoints share an address across Service ports. */
-function localityOracle(snapshot: NodeSnapshot): (ip: string) => boolean | null {
-  const memo = new Map<string, boolean | null>();
-  return (ip) => {
-    let v = memo.get(ip);
-    if (v === undefined) memo.set(ip, (v = endpointLocality(snapshot, ip)));
-    return v;
-  };
 }
 
 const elementText = (e: NftElement): string =>
@@ -317,7 +293,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     snapshot,
     problems: [],
     names: new Map(),
-    locality: localityOracle(snapshot),
+    locality: endpointLocalityLookup(snapshot),
   };
   const groups = new Map<string, Group>();
   const groupFor = (key: string): Group => {
@@ -350,7 +326,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!target) return undefined;
     const n = cachedName(ctx, target);
     if (!n) {
-      ctx.problems.push({ message: `${set} element ${e.key.join(' . ')} goes to ${target}, which is not a Service chain`, evidence: [ev] });
+      ctx.problems.push({ problem: problem('nft-text', { text: `${set} element ${e.key.join(' . ')} goes to ${target}, which is not a Service chain` }), evidence: [ev] });
       return undefined;
     }
     const g = groupFor(n.key);
@@ -393,7 +369,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     const [ip, proto, port] = e.key;
     const tg = targetGroup(nftNames.serviceIPsMap, e);
     if (!tg) {
-      if (!verdictTarget(e)) ctx.problems.push({ message: `${nftNames.serviceIPsMap} element ${elementText(e)} has no goto/jump verdict`, evidence: [elementEvidence(ctx, nftNames.serviceIPsMap, e)] });
+      if (!verdictTarget(e)) ctx.problems.push({ problem: problem('nft-text', { text: `${nftNames.serviceIPsMap} element ${elementText(e)} has no goto/jump verdict` }), evidence: [elementEvidence(ctx, nftNames.serviceIPsMap, e)] });
       continue;
     }
     const { g, role } = tg;
@@ -405,6 +381,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     }
     const entry = g.ips.get(ip) ?? { ip };
     entry.target = role === 'endpoint' ? 'service' : role;
+    entry.evidence ??= elementEvidence(ctx, nftNames.serviceIPsMap, e);
     if (e.comment) entry.comment = e.comment;
     g.ips.set(ip, entry);
     hint(g, ip, e);
@@ -416,7 +393,10 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!tg) continue;
     tg.g.protocol ??= asProtocol(e.key[0]);
     const np = asPort(e.key[1]);
-    if (np !== undefined) tg.g.nodePort = np;
+    if (np !== undefined) {
+      tg.g.nodePort = np;
+      tg.g.nodePortEvidence ??= elementEvidence(ctx, nftNames.serviceNodePortsMap, e);
+    }
     if (tg.role !== 'external' && tg.role !== 'endpoint') tg.g.problems.push(`NodePort ${e.key.join(' . ')} goes to ${verdictTarget(e)}, not to an external- chain`);
   }
 
@@ -436,6 +416,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     g.port ??= asPort(port);
     const entry = g.ips.get(ip) ?? { ip };
     entry.noEndpointVerdict = e.value ? valueText(e.value) : '';
+    entry.evidence ??= elementEvidence(ctx, nftNames.noEndpointServicesMap, e);
     g.ips.set(ip, entry);
     hint(g, ip, e);
     checkNoEndpointVerdict(ctx, g, nftNames.noEndpointServicesMap, e);
@@ -446,7 +427,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!g) {
       g = [...groups.values()].find((x) => x.nodePort === asPort(e.key[1]) && x.protocol === protocol);
       if (!g) {
-        ctx.problems.push({ message: `${nftNames.noEndpointNodePortsMap} element ${elementText(e)} names no Service`, evidence: [elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e)] });
+        ctx.problems.push({ problem: problem('nft-text', { text: `${nftNames.noEndpointNodePortsMap} element ${elementText(e)} names no Service` }), evidence: [elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e)] });
         continue;
       }
       g.evidence.push(elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e));
@@ -486,11 +467,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
   if (reachable) {
     for (const c of t.chains) {
       if (c.hook || reachable.has(c.name)) continue;
-      const empty = c.rules.length === 0;
-      ctx.problems.push({
-        message: `chain ${c.name} is not reached from any base chain or map element${empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,
-        evidence: chainEvidence(ctx, c).slice(0, 5),
-      });
+      ctx.problems.push({ problem: problem('chain-unreached', { chain: c.name, empty: c.rules.length === 0 }), evidence: chainEvidence(ctx, c).slice(0, 5) });
     }
   }
 
@@ -934,8 +911,25 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     family: ctx.family,
     identifiedBy,
     chains: ownChains,
+    owned: Object.entries(ownChains).map(([key, name]): OwnedObject => ({ role: key.replace(/\d+$/, '') as OwnedObject['role'], name })),
+    frontEnds: nftFrontEnds(g, clusterIP, externalIPs, loadBalancerIPs),
+    anchor: g.key,
     hashVerified,
-    problems: [...new Set(problems)],
+    problems: [...new Set(problems)].map((text) => problem('nft-text', { text })),
     evidence,
   };
+}
+
+/** Every address (and the NodePort) that dispatches to the Service port, with its map element. */
+function nftFrontEnds(g: Group, clusterIP: string | undefined, externalIPs: ReadonlySet<string>, loadBalancerIPs: ReadonlySet<string>): FrontEnd[] {
+  const out: FrontEnd[] = [];
+  const fallback = g.evidence[0];
+  for (const e of g.ips.values()) {
+    const evidence = e.evidence ?? fallback;
+    if (!evidence) continue;
+    const kind = e.ip === clusterIP ? 'cluster-ip' : loadBalancerIPs.has(e.ip) ? 'load-balancer-ip' : externalIPs.has(e.ip) ? 'external-ip' : undefined;
+    if (kind) out.push({ kind, ip: e.ip, port: g.port ?? null, evidence });
+  }
+  if (g.nodePort !== undefined && fallback) out.push({ kind: 'node-port', ip: null, port: g.nodePort, evidence: g.nodePortEvidence ?? fallback });
+  return out;
 }

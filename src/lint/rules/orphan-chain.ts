@@ -32,10 +32,9 @@ export default createRule({
   check(ctx) {
     // nftables mode: the resolver walks kube-proxy's table from its base chains and map elements.
     for (const p of ctx.resolution.problems) {
-      const m = /^chain (\S+) is not reached from any base chain or map element/.exec(p.message);
       const ev = p.evidence[0];
-      if (!m || !ev) continue;
-      ctx.report({ messageId: 'nftOrphan', data: { chain: m[1] }, file: ev.file, line: ev.line, column: 1, text: ev.text });
+      if (p.problem.code !== 'chain-unreached' || !ev) continue;
+      ctx.report({ messageId: 'nftOrphan', data: { chain: p.problem.chain }, file: ev.file, line: ev.line, column: 1, text: ev.text });
     }
     for (const t of ctx.tables) {
       if (t.fragment) continue;
