@@ -662,6 +662,8 @@ function readFacts(
     }
   }
   seps = uniqueInOrder(seps);
+  // No protocol in the dispatch or Service chains (a grep, no comments): the DNAT rules say it.
+  if (!g.protocol) g.protocol = protocolFromChains(seps.map((s) => endpointChains.get(s)?.chain));
 
   if (g.ambiguousExternal && g.externalIPs && g.externalIPs.size > 0 && !g.inNat) {
     problems.push(problem('external-kind-ambiguous', { addresses: [...g.externalIPs] }));

@@ -1,3 +1,4 @@
+import type { Chain } from '../../model/netfilter.js';
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
 import { serviceLabelOf } from '../util.js';
@@ -38,10 +39,13 @@ export default createRule({
     }
     for (const t of ctx.tables) {
       if (t.fragment) continue;
+      // A table without COMMIT was cut: a jump to any chain may have been after the cut, and the
+      // chains whose rules come after the last rule read are unknown, not empty.
+      const cut = t.table.committed ? undefined : lastRuleChain(t.table.chains);
       for (const c of t.table.chains) {
         if (c.builtin || !PER_SERVICE.test(c.name)) continue;
-        const referenced = t.referrers.has(c.name);
-        const empty = c.rules.length === 0;
+        const referenced = t.referrers.has(c.name) || cut !== undefined;
+        const empty = c.rules.length === 0 && (cut === undefined || t.table.chains.indexOf(c) < cut);
         if (referenced && !empty) continue;
         const line = c.line ?? c.rules[0]?.line ?? t.table.line;
         const svc = ctx.serviceOfChain(t.ruleset.file, t.table.name, c.name);
@@ -59,3 +63,17 @@ export default createRule({
     }
   },
 });
+
+/** Position of the chain holding the last rule a truncated table kept (-1: none); iptables-save prints rules in chain order. */
+function lastRuleChain(chains: readonly Chain[]): number {
+  let last = -1;
+  let line = -1;
+  chains.forEach((c, i) => {
+    const r = c.rules[c.rules.length - 1];
+    if (r && r.line > line) {
+      line = r.line;
+      last = i;
+    }
+  });
+  return last;
+}

@@ -19,18 +19,21 @@ export default createRule({
     ].join('\n'),
     messages: {
       none: 'Service {{service}} has no endpoints: connections to {{where}} are rejected',
+      noneNoReject: 'Service {{service}} has no endpoints: nothing in these dumps delivers connections to {{where}}',
     },
   },
   check(ctx) {
     for (const s of ctx.resolution.services) {
       // IPVS mode has its own rule (ipvs-no-real-servers); iptables and nftables modes are read here.
       if (s.mode === 'ipvs' || s.state !== 'no-endpoints') continue;
-      const reject = s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
+      // Say "rejected" only when a rule in the dumps rejects (not for a Service chain with no endpoint rule).
+      const rejecting = s.evidence.find((e) => /has no endpoints/.test(e.text) && /\breject\b/i.test(e.text));
+      const reject = rejecting ?? s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
       if (!reject) continue;
       const where = [s.clusterIP ? `${s.clusterIP}:${s.port}/${s.protocol}` : undefined, s.nodePort !== null ? `NodePort ${s.nodePort}` : undefined].filter(Boolean).join(', ') || `port ${s.port}`;
       const label = ctx.serviceLabel(s);
       ctx.report({
-        messageId: 'none',
+        messageId: rejecting ? 'none' : 'noneNoReject',
         data: { service: label, where },
         file: reject.file,
         line: reject.line,
