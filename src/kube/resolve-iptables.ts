@@ -346,9 +346,13 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
       let kind = classifyEntry(id?.rest ?? '', ps.role);
       if (!kind) kind = ps.role === 'SVC' || ps.role === 'SVL' ? (g.clusterIP === undefined ? 'cluster' : 'external') : hasNatFirewall(g) || ps.role === 'FW' ? 'loadbalancer' : 'external';
       if (kind === 'cluster') {
-        if (dst) g.clusterIP = dst;
-        if (port !== undefined) g.port = port;
-        g.clusterTarget = ps.role;
+        // The first claim is the Service's own; a later one (another address to the same chain) is
+        // kept as a front end, which duplicate-service-vip compares with the other Services' claims.
+        if (g.clusterIP === undefined) {
+          if (dst) g.clusterIP = dst;
+          if (port !== undefined) g.port = port;
+          g.clusterTarget = ps.role;
+        }
       } else if (dst) {
         if (kind === 'external') g.externalIPs = added(g.externalIPs, dst);
         else g.loadBalancerIPs = added(g.loadBalancerIPs, dst);
