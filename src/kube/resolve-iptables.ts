@@ -260,10 +260,6 @@ function added(set: Set<string> | undefined, value: string): Set<string> {
   return (set ?? new Set<string>()).add(value);
 }
 
-function sortedList(set: Set<string> | undefined): string[] {
-  return set ? [...set].sort() : [];
-}
-
 export function resolveIptables(snapshot: NodeSnapshot): Resolution {
   const services: ServicePort[] = [];
   const others: ForeignObject[] = [];

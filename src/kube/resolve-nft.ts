@@ -32,8 +32,9 @@ import { base32, servicePortName, sha256 } from './hash.js';
 import { endpointLocalityLookup } from './locality.js';
 import { nftTableOwner } from './owner.js';
 import { problem } from './problems.js';
-import type { FrontEnd, OwnedObject } from './facts.js';
-import type { Endpoint, Evidence, ForeignObject, Protocol, Resolution, ServicePort, ServiceState } from './types.js';
+import type { Absence, FrontEnd, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
+import { buildServicePort } from './service-builder.js';
+import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
 import { compareServicePorts } from './types.js';
 
 type Problem = Resolution['problems'][number];
@@ -143,8 +144,8 @@ interface Group {
   chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
   /** Endpoint chains a service-ips element goes to directly (no service chain in between). */
   directEndpoints: { chain: string; element: Evidence }[];
-  /** A map element goes to a chain the dump does not have. */
-  missingTargets: boolean;
+  /** Map elements go to these chains, which the dump does not have. */
+  absentTargets: string[];
   /** Reached from a dispatch map element (or from another reached chain). */
   referenced: boolean;
   evidence: Evidence[];
@@ -299,7 +300,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
   const groupFor = (key: string): Group => {
     let g = groups.get(key);
     if (!g) {
-      g = { key, ips: new Map(), lbIPs: new Set(), chains: {}, directEndpoints: [], missingTargets: false, referenced: false, evidence: [], problems: [] };
+      g = { key, ips: new Map(), lbIPs: new Set(), chains: {}, directEndpoints: [], absentTargets: [], referenced: false, evidence: [], problems: [] };
       groups.set(key, g);
     }
     return g;
@@ -333,10 +334,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     adoptName(g, n);
     g.referenced = true;
     g.evidence.push(ev);
-    if (!ctx.chains.has(target)) {
-      g.problems.push(`${set} element ${e.key.join(' . ')} goes to ${target}, which is not in the dump`);
-      g.missingTargets = true;
-    }
+    if (!ctx.chains.has(target)) g.absentTargets.push(target);
     if (n.role === 'endpoint') {
       g.problems.push(`${set} element ${e.key.join(' . ')} goes straight to endpoint chain ${target} (no service chain)`);
       if (set === nftNames.serviceIPsMap) g.directEndpoints.push({ chain: target, element: ev });
@@ -433,7 +431,10 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
       g.evidence.push(elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e));
     }
     const np = asPort(e.key[1]);
-    if (np !== undefined) g.nodePort ??= np;
+    if (np !== undefined && g.nodePort === undefined) {
+      g.nodePort = np;
+      g.nodePortEvidence ??= elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e);
+    }
     g.nodePortNoEndpoint = e.value ? valueText(e.value) : '';
     checkNoEndpointVerdict(ctx, g, nftNames.noEndpointNodePortsMap, e);
   }
@@ -458,7 +459,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     const chainsOfGroup = Object.values(g.chains).filter((c): c is NftChain => c !== undefined);
     const live = g.referenced || (reachable !== undefined && chainsOfGroup.some((c) => reachable.has(c.name)));
     if (!live) continue;
-    const sp = buildServicePort(ctx, g, { clusterIPSet, clusterRanges, hints: kindHints.get(g) });
+    const sp = servicePortOf(ctx, g, { clusterIPSet, clusterRanges, hints: kindHints.get(g) });
     for (const name of Object.values(sp.chains)) claimed.add(name);
     services.push(sp);
   }
@@ -679,7 +680,8 @@ interface BuildOpts {
   hints?: Map<string, 'external' | 'loadbalancer'>;
 }
 
-function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
+/** Read a Service port group into neutral facts and build it (service-builder.ts). */
+function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   const problems = [...g.problems];
   const evidence = [...g.evidence];
   const { service: svcChain, local: localChain, external: extChain, firewall: fwChain } = g.chains;
@@ -778,7 +780,9 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   }
 
   // Endpoints.
-  const endpoints: Endpoint[] = [];
+  const endpoints: Target[] = [];
+  const targets = endpoints;
+  const absences: Absence[] = [];
   const ownChains: Record<string, string> = {};
   if (svcChain) ownChains.service = svcChain.name;
   if (localChain) ownChains.local = localChain.name;
@@ -814,7 +818,7 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         const epChain = ctx.chains.get(t.chain);
         const name = cachedName(ctx, t.chain);
         if (name && name.role !== 'endpoint') problems.push(`${balancing.chain.name} sends new connections to ${t.chain}, which is not an endpoint chain`);
-        if (!epChain) problems.push(`${balancing.chain.name} goes to ${t.chain}, which is not in the dump`);
+        if (!epChain) absences.push({ code: 'endpoint-chain-absent', chain: t.chain, from: balancing.chain.name });
         else {
           epEvidence.push(...chainEvidence(ctx, epChain));
           const d = dnatOf(epChain);
@@ -836,9 +840,10 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         if (name?.key && parsed && name.key !== parsed.key) problems.push(`${balancing.chain.name} sends connections to ${t.chain}, an endpoint of another Service port`);
       }
       if (!ip) return;
-      const probability = n > 0 ? Math.round((t.keys / n) * 1e10) / 1e10 : 0;
-      const local = localRead ? (balancing === localRead ? true : localKeys.has(t.chain ?? `${t.ip}|${t.port}`)) : ctx.locality(ip);
-      endpoints.push({ ip, port: epPort, probability, local, ...(t.chain ? { via: t.chain } : {}), evidence: epEvidence });
+      const share = n > 0 ? t.keys / n : 0;
+      // Membership in the local- chain says it; without one the locality module decides.
+      const local = localRead ? (balancing === localRead ? true : localKeys.has(t.chain ?? `${t.ip}|${t.port}`)) : undefined;
+      endpoints.push({ ip, port: epPort, share, ...(local !== undefined ? { local } : {}), ...(t.chain ? { via: t.chain } : {}), evidence: epEvidence });
     });
     if (balancing.targets.length === 0) problems.push(`${balancing.chain.name} has no numgen rule choosing an endpoint`);
   }
@@ -873,51 +878,49 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   [...affinitySets].forEach((s, i) => (ownChains[`affinity${i}`] = s));
   if (affinityRules.length > 0 && affinity === undefined) affinity = 10800;
 
-  // State.
-  let state: ServiceState = 'healthy';
+  // What the dumps say about traffic without endpoints; the builder derives the state.
   const rejects = entries.some((e) => e.noEndpointVerdict !== undefined && e.noEndpointVerdict !== 'drop') || (g.nodePortNoEndpoint !== undefined && g.nodePortNoEndpoint !== 'drop');
-  if (rejects) state = 'no-endpoints';
-  else if (internalDrop || externalDrop) state = 'no-local-endpoints';
-  else if (endpoints.length === 0) state = g.missingTargets ? 'partial' : 'no-endpoints';
+  const noEndpoints: NoEndpointFact[] = [];
+  if (rejects) noEndpoints.push({ scope: 'all', verdict: 'reject' });
+  if (internalDrop || externalDrop) noEndpoints.push({ scope: 'local', verdict: 'drop' });
   if (rejects && (internalDrop || externalDrop)) {
     problems.push('the no-endpoint maps both reject (no endpoints at all) and drop (no local endpoints) this Service port: kube-proxy writes one or the other');
   }
   if (rejects && endpoints.length > 0) problems.push('no-endpoint maps reject this Service port although it has endpoints');
-  if (!balancing && !rejects && !internalDrop && !externalDrop && !g.missingTargets) {
+  for (const chain of g.absentTargets) absences.push({ code: 'service-chain-absent', chain });
+  if (!balancing && !rejects && !internalDrop && !externalDrop && g.absentTargets.length === 0) {
     problems.push('no service or local chain and no no-endpoint element: kube-proxy wrote nothing that delivers or rejects this traffic');
   }
-  if (state === 'healthy' && problems.length > 0) state = 'partial';
 
-  const serviceId = identity ? `${servicePortName(identity.namespace, identity.name, identity.portName)}/${protocol}` : `${clusterIP ?? '?'}:${port ?? 0}/${protocol}`;
-  port ??= 0;
-  return {
-    id: serviceId,
-    namespace: identity?.namespace ?? null,
-    name: identity?.name ?? null,
-    portName: identity ? identity.portName : null,
-    protocol,
-    port,
-    clusterIP: clusterIP ?? null,
-    nodePort: g.nodePort ?? null,
-    externalIPs: [...externalIPs].sort(),
-    loadBalancerIPs: [...loadBalancerIPs].sort(),
-    loadBalancerSourceRanges: [...sourceRanges].sort(),
-    externalTrafficPolicy,
-    internalTrafficPolicy,
-    sessionAffinity: affinity !== undefined ? { timeoutSeconds: affinity } : null,
-    state,
-    endpoints,
+  const frontEnds = nftFrontEnds(g, clusterIP, externalIPs, loadBalancerIPs);
+  // A cluster IP known only from the masquerade rule (no map element names it).
+  if (clusterIP !== undefined && !frontEnds.some((f) => f.kind === 'cluster-ip')) {
+    const masqChain = svcRead?.masq ? svcChain : localChain;
+    const ev = masq && masqChain ? ruleEvidence(ctx, masqChain, masq.rule) : evidence[0];
+    if (ev) frontEnds.unshift({ kind: 'cluster-ip', ip: clusterIP, port: port ?? null, evidence: ev });
+  }
+  const facts: ServiceFacts = {
     mode: 'nftables',
     family: ctx.family,
-    identifiedBy,
-    chains: ownChains,
-    owned: Object.entries(ownChains).map(([key, name]): OwnedObject => ({ role: key.replace(/\d+$/, '') as OwnedObject['role'], name })),
-    frontEnds: nftFrontEnds(g, clusterIP, externalIPs, loadBalancerIPs),
     anchor: g.key,
-    hashVerified,
+    ...(identity ? { identity: { ...identity, by: identifiedBy === 'hash' ? ('hash' as const) : ('set-comment' as const) } } : {}),
+    ...(protocol ? { protocol } : {}),
+    ...(port !== undefined ? { port } : {}),
+    frontEnds,
+    sourceRanges: [...sourceRanges].sort(),
+    externalTrafficPolicy,
+    internalTrafficPolicy,
+    ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
+    targets,
+    noEndpoints,
+    absences,
     problems: [...new Set(problems)].map((text) => problem('nft-text', { text })),
+    owned: Object.entries(ownChains).map(([key, name]): OwnedObject => ({ role: key.replace(/\d+$/, '') as OwnedObject['role'], name })),
+    hashClaims: [],
+    hashVerified,
     evidence,
   };
+  return buildServicePort(facts, ctx.locality);
 }
 
 /** Every address (and the NodePort) that dispatches to the Service port, with its map element. */

@@ -33,7 +33,7 @@ describe('endpoint chains cut out of a paste', () => {
     expect(dns.state).toBe('unknown');
     expect(dns.endpoints).toEqual([]);
     expect(codes(dns)).toContain('endpoint-chain-absent');
-    expect(dns.problems.map(problemText)).toContain('KUBE-SVC-TCOU7JCQXEZGVUNU jumps to KUBE-SEP-6E7XQMQ4RAYOWTTM, which is not in the dumps: its endpoint is unknown');
+    expect(dns.problems.map(problemText)).toContain('KUBE-SVC-TCOU7JCQXEZGVUNU goes to KUBE-SEP-6E7XQMQ4RAYOWTTM, which is not in the dumps: its endpoint is unknown');
     expect(lint.findings.filter((f) => f.ruleId === 'service-no-endpoints')).toEqual([]);
   });
 

@@ -205,8 +205,9 @@ describe('resolveNft on hand-written fixtures', () => {
   it('broken: every consistency problem is reported with evidence', async () => {
     const r = await resolveFixture('broken.nft');
     const missing = svc(r, 'broken/missing:http/tcp');
-    expect(missing.state).toBe('partial');
-    expect(texts(missing.problems)).toEqual([`service-ips element 10.96.0.60 . tcp . 80 goes to service-${nftNameHash('broken/missing/tcp/http')}-broken/missing/tcp/http, which is not in the dump`]);
+    // The service chain is not in the dump: its endpoints are unknown (not partial, not no-endpoints).
+    expect(missing.state).toBe('unknown');
+    expect(missing.problems).toEqual([{ code: 'service-chain-absent', chain: `service-${nftNameHash('broken/missing/tcp/http')}-broken/missing/tcp/http` }]);
     expect(missing.evidence[0]).toMatchObject({ line: 6, text: expect.stringContaining('10.96.0.60 . tcp . 80 : goto service-') });
 
     const holes = svc(r, 'broken/holes:http/tcp');

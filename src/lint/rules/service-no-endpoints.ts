@@ -27,8 +27,9 @@ export default createRule({
       // IPVS mode has its own rule (ipvs-no-real-servers); iptables and nftables modes are read here.
       if (s.mode === 'ipvs' || s.state !== 'no-endpoints') continue;
       // Say "rejected" only when a rule in the dumps rejects (not for a Service chain with no endpoint rule).
-      const rejecting = s.evidence.find((e) => /has no endpoints/.test(e.text) && /\breject\b/i.test(e.text));
-      const reject = rejecting ?? s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
+      // (iptables: a `has no endpoints` REJECT rule; nftables: a no-endpoint map element to reject-chain).
+      const rejecting = s.evidence.some((e) => (/has no endpoints/.test(e.text) && /-j REJECT\b/.test(e.text)) || /: (goto|jump) reject-chain$/.test(e.text));
+      const reject = s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
       if (!reject) continue;
       const where = [s.clusterIP ? `${s.clusterIP}:${s.port}/${s.protocol}` : undefined, s.nodePort !== null ? `NodePort ${s.nodePort}` : undefined].filter(Boolean).join(', ') || `port ${s.port}`;
       const label = ctx.serviceLabel(s);
