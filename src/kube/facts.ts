@@ -27,8 +27,8 @@ export interface Target {
   /** Endpoint chain, real server key… */
   readonly via?: string;
   readonly weight?: number;
-  /** What the mode itself says about locality (Local-policy chain membership, KUBE-LOOP-BACK); undefined: ask the routes. */
-  readonly local?: boolean;
+  /** What the mode itself says about locality (Local-policy chain membership, KUBE-LOOP-BACK); undefined: ask the locality module. */
+  readonly local?: boolean | null;
   readonly evidence: Evidence[];
 }
 

@@ -25,6 +25,9 @@ export interface ProblemFields {
   'service-chain-absent': { chain: string };
   'table-truncated': { table: string; file: string; line: number };
   'protocol-unknown': Record<string, never>;
+  // --- IPVS mode
+  /** Every real server has weight 0: no new connection is accepted. */
+  'all-weights-zero': Record<string, never>;
   // --- nftables mode (resolution-wide)
   /** No base chain or map element reaches the chain: stale, or hand-edited. */
   'chain-unreached': { chain: string; empty: boolean };

@@ -10,6 +10,7 @@
  *  - endpoints, a Local policy, and none of them on this node: `no-local-endpoints`;
  *  - otherwise `healthy`, or `partial` when a problem that degrades the Service was found.
  */
+import { formatHostPort } from '../model/addr.js';
 import { endpointHash, portProtoHash, servicePortName, servicePortNameGenerations } from './hash.js';
 import type { HashClaim, Identity, OwnedObject, ServiceFacts, Target } from './facts.js';
 import { degrades, problem, uniqueProblems, type ServiceProblem } from './problems.js';
@@ -50,7 +51,7 @@ export function buildServicePort(f: ServiceFacts, locality: (ip: string) => bool
   const port = f.port ?? 0;
   return {
     // Without a name: the address, else the mode's own object (two unnamed Service ports never share an id).
-    id: spn !== undefined ? `${spn}/${protocol ?? '?'}` : clusterIP !== null ? `${clusterIP}:${port}/${protocol ?? '?'}` : `${f.anchor}/${protocol ?? '?'}`,
+    id: spn !== undefined ? `${spn}/${protocol ?? '?'}` : clusterIP !== null ? `${formatHostPort(clusterIP, port)}/${protocol ?? '?'}` : `${f.anchor}/${protocol ?? '?'}`,
     namespace: id?.namespace ?? null,
     name: id?.name ?? null,
     portName: id ? id.portName : null,

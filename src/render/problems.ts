@@ -19,6 +19,7 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
   'service-chain-absent': (p) => `the dispatch rules go to ${p.chain}, which is not in the dumps: the endpoints are unknown`,
   'table-truncated': (p) => `table ${p.table} of ${p.file} ends at line ${p.line} without COMMIT (truncated): the chains after it are unknown`,
   'protocol-unknown': () => 'the rules name no protocol and no Service name gives it: the protocol is unknown',
+  'all-weights-zero': () => 'all real servers have weight 0 (draining)',
   'chain-unreached': (p) => `chain ${p.chain} is not reached from any base chain or map element${p.empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,
   'ipvs-text': (p) => p.text,
   'nft-text': (p) => p.text,
