@@ -22,6 +22,9 @@ export default createRule({
       '**Fix:** check `kubectl get endpointslices` for the Service, then restart kube-proxy on the node (a full',
       'sync rewrites every chain and deletes stale ones). If the chain belongs to no Service any more, delete it',
       'with `iptables -t nat -F CHAIN; iptables -t nat -X CHAIN`.',
+      '',
+      'In a table cut before COMMIT (a truncated dump) kpx reports no orphan (the jump may have been after the',
+      'cut) and no empty chain whose rules would come after the last rule read: those chains are unknown.',
     ].join('\n'),
     messages: {
       orphan: '{{chain}} ({{table}}) is not jumped to from anywhere: stale state or a missing dispatch rule',

@@ -16,6 +16,10 @@ export default createRule({
       '**Fix:** `kubectl get endpointslices -l kubernetes.io/service-name=NAME -n NS`, check the selector against',
       'the pod labels (`kubectl get pods -l …`), and the pods\' readiness probes. If endpoints exist in the API',
       'but not on this node, kube-proxy is not syncing: check its logs.',
+      '',
+      'The message says the traffic is rejected only when the dumps hold the REJECT rule (or the nftables',
+      'reject-chain element). A Service whose endpoint chains are not in the dumps (a grep, a truncated table)',
+      'is `unknown`, not without endpoints, and is not reported.',
     ].join('\n'),
     messages: {
       none: 'Service {{service}} has no endpoints: connections to {{where}} are rejected',
