@@ -81,16 +81,14 @@ export function buildServicePort(f: ServiceFacts, locality: (ip: string) => bool
   };
 }
 
+// Endpoints are built as literals of a few fixed shapes, not with spreads: ~90k of them at 10k
+// Services, and spread-built objects cost several times as much (and take more shapes).
 function endpointOf(t: Target, locality: (ip: string) => boolean | null): Endpoint {
-  return {
-    ip: t.ip,
-    port: t.port,
-    probability: Math.round(t.share * 1e10) / 1e10,
-    local: t.local !== undefined ? t.local : locality(t.ip),
-    ...(t.via !== undefined ? { via: t.via } : {}),
-    ...(t.weight !== undefined ? { weight: t.weight } : {}),
-    evidence: t.evidence,
-  };
+  const probability = Math.round(t.share * 1e10) / 1e10;
+  const local = t.local !== undefined ? t.local : locality(t.ip);
+  const { ip, port, via, weight, evidence } = t;
+  if (weight !== undefined) return via !== undefined ? { ip, port, probability, local, via, weight, evidence } : { ip, port, probability, local, weight, evidence };
+  return via !== undefined ? { ip, port, probability, local, via, evidence } : { ip, port, probability, local, evidence };
 }
 
 function deriveState(f: ServiceFacts, endpoints: readonly Endpoint[], problems: ServiceProblem[]): ServiceState {
@@ -159,12 +157,8 @@ function isChainOf(name: string, hash: string): boolean {
 }
 
 // `chains` keys, made once rather than per Service port.
-const indexedKeys = new Map<string, string[]>();
-const indexedKey = (base: string, i: number): string => {
-  let list = indexedKeys.get(base);
-  if (!list) indexedKeys.set(base, (list = []));
-  return (list[i] ??= `${base}${i}`);
-};
+const indexedKeys: Record<string, string[]> = { sep: [], endpoint: [], affinity: [], fw: [] };
+const indexedKey = (base: 'sep' | 'endpoint' | 'affinity' | 'fw', i: number): string => (indexedKeys[base][i] ??= `${base}${i}`);
 
 /**
  * The `chains` record of the JSON schema, from the typed roles: one key per role, numbered from 0
@@ -173,15 +167,16 @@ const indexedKey = (base: string, i: number): string => {
  */
 function chainRecord(mode: ServiceFacts['mode'], owned: readonly OwnedObject[]): Record<string, string> {
   const out: Record<string, string> = {};
-  const counts = new Map<string, number>();
+  // Only the numbered roles need counting (no Map per Service port: this runs for every one).
+  let endpoints = 0;
+  let affinities = 0;
+  let fws = 0;
   for (const o of owned) {
-    const n = counts.get(o.role) ?? 0;
-    counts.set(o.role, n + 1);
     let key: string;
     if (o.address !== undefined) key = `${o.role === 'load-balancer-ip' ? 'load-balancer' : o.role}/${o.address}`;
-    else if (o.role === 'endpoint') key = indexedKey(mode === 'iptables' ? 'sep' : 'endpoint', n);
-    else if (o.role === 'affinity') key = indexedKey('affinity', n);
-    else if (o.role === 'fw' && n > 0) key = indexedKey('fw', n);
+    else if (o.role === 'endpoint') key = indexedKey(mode === 'iptables' ? 'sep' : 'endpoint', endpoints++);
+    else if (o.role === 'affinity') key = indexedKey('affinity', affinities++);
+    else if (o.role === 'fw') key = fws++ === 0 ? 'fw' : indexedKey('fw', fws - 1);
     else key = o.role;
     out[key] = o.name;
   }
