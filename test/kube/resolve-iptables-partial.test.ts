@@ -159,3 +159,24 @@ describe('Service chains without comments', () => {
     expect(dns.id).toBe('KUBE-SVC-TCOU7JCQXEZGVUNU/udp');
   });
 });
+
+describe('no endpoints without a REJECT rule', () => {
+  // A NodePort whose external chain is declared but empty: no endpoint, and no rule rejects.
+  const hash = portProtoHash('default/web:http', 'tcp');
+  const text = [
+    '*nat',
+    ':KUBE-SERVICES - [0:0]',
+    ':KUBE-NODEPORTS - [0:0]',
+    `:KUBE-EXT-${hash} - [0:0]`,
+    `-A KUBE-NODEPORTS -p tcp -m comment --comment "default/web:http" -m tcp --dport 30080 -j KUBE-EXT-${hash}`,
+    'COMMIT',
+    '',
+  ].join('\n');
+
+  it('lint does not claim the connections are rejected', async () => {
+    const { one, lint } = await resolve(text);
+    expect(one('default/web:http/tcp').state).toBe('no-endpoints');
+    const f = lint.findings.filter((x) => x.ruleId === 'service-no-endpoints');
+    expect(f.map((x) => x.message)).toEqual(['Service default/web:http has no endpoints: nothing in these dumps delivers connections to NodePort 30080']);
+  });
+});
