@@ -12,6 +12,7 @@ import type { ProxyModeName, Resolution, ServicePort, ServiceState } from '../ku
 import { servicePortKey } from '../kube/types.js';
 import { serviceLabel } from '../render/services.js';
 import { ownerOf } from './owner.js';
+import { problemText } from '../render/problems.js';
 import type { ClusterSnapshot } from './types.js';
 
 export type DifferenceKind = 'missing-service' | 'endpoints' | 'mode' | 'chains' | 'policy' | 'address' | 'state' | 'locality';
@@ -94,8 +95,12 @@ function majority<T>(entries: readonly { node: string; value: T }[], key: (v: T)
 
 /** The chain roles whose presence does not depend on where endpoints run. */
 function chainRoles(s: ServicePort): string[] {
-  return Object.keys(s.chains)
-    .filter((r) => !/local/i.test(r) && !/^(sep\d+|svl|endpoint\d*)$/.test(r))
+  const keys = Object.keys(s.chains);
+  // The typed roles say which objects follow endpoints (their keys are the JSON form of them).
+  return s.owned
+    .map((o, i) => ({ o, key: keys[i] }))
+    .filter(({ o, key }) => key !== undefined && o.role !== 'endpoint' && o.role !== 'svl' && o.role !== 'local' && !/local/i.test(key))
+    .map(({ key }) => key!)
     .sort();
 }
 
@@ -160,7 +165,7 @@ export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap
     const sample = present.map((n) => perNode.get(n)!).find((x) => x.name !== null) ?? perNode.get(present[0])!;
     const views: NodeView[] = present.map((n) => {
       const s = perNode.get(n)!;
-      return { node: n, mode: s.mode, state: s.state, endpoints: [...new Set(s.endpoints.map(ep))].sort(), chains: chainRoles(s), problems: s.problems };
+      return { node: n, mode: s.mode, state: s.state, endpoints: [...new Set(s.endpoints.map(ep))].sort(), chains: chainRoles(s), problems: s.problems.map(problemText) };
     });
     const differences: NodeDifference[] = [];
     const differing = new Set<string>(missing);
@@ -239,7 +244,7 @@ export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap
     services.push({
       key: k.replace(/\|v\d$/, ''),
       label: serviceLabel(sample),
-      protocol: sample.protocol,
+      protocol: sample.protocol ?? '?',
       port: sample.port,
       clusterIP: sample.clusterIP,
       presentOn: present,

@@ -133,7 +133,7 @@ function summary(s: ServicePort): ServiceSummary {
     namespace: s.namespace,
     name: s.name,
     portName: s.portName,
-    protocol: s.protocol,
+    protocol: s.protocol ?? '?',
     port: s.port,
     family: s.family,
     clusterIP: s.clusterIP,

@@ -89,7 +89,7 @@ function frontendsOf(s: ServicePort, e: Endpoint): Frontend[] {
   const out: Frontend[] = [];
   const add = (kind: FrontendKind, address: string | null, port: number, policy: 'Cluster' | 'Local') => {
     const sh = share(s, e, policy);
-    out.push({ kind, address, port, protocol: s.protocol, probability: Math.round(sh.probability * 1e10) / 1e10, policy, ...(sh.note ? { note: sh.note } : {}) });
+    out.push({ kind, address, port, protocol: s.protocol ?? '?', probability: Math.round(sh.probability * 1e10) / 1e10, policy, ...(sh.note ? { note: sh.note } : {}) });
   };
   if (s.clusterIP) add('clusterIP', s.clusterIP, s.port, s.internalTrafficPolicy);
   if (s.nodePort !== null) add('nodePort', null, s.nodePort, s.externalTrafficPolicy);

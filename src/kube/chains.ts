@@ -40,27 +40,5 @@ export function isEndpointChain(name: string): boolean {
   return name.startsWith(servicePortEndpointChainNamePrefix);
 }
 
-const KUBE_INFRA = new Set([
-  'KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP',
-  'KUBE-POSTROUTING', 'KUBE-FORWARD', 'KUBE-FIREWALL', 'KUBE-KUBELET-CANARY', 'KUBE-PROXY-CANARY', 'KUBE-IPTABLES-HINT',
-  'KUBE-LOAD-BALANCER', 'KUBE-NODE-PORT', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SOURCE-RANGES-FIREWALL',
-]);
-
-/** Who wrote a chain, from its name (FORMATS.md §1.7). Built-in chains are the kernel's. */
-export function chainOwner(name: string): string {
-  if (KUBE_INFRA.has(name) || /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-/.test(name)) return 'kube-proxy';
-  if (/^KUBE-(ROUTER|POD-FW|NWPLCY)/.test(name)) return 'kube-router';
-  if (/^(cali|felix)-/.test(name)) return 'calico';
-  if (/^(CILIUM|OLD_CILIUM)_/.test(name)) return 'cilium';
-  if (/^DOCKER/.test(name)) return 'docker';
-  if (/^(KIND|IP-MASQ)/.test(name)) return name.startsWith('KIND') ? 'kind' : 'ip-masq-agent';
-  if (/^FLANNEL/.test(name)) return 'flannel';
-  if (/^(AWS-|AWS_)/.test(name)) return 'aws-vpc-cni';
-  if (/^CNI-/.test(name)) return 'cni-plugins';
-  if (/^WEAVE/.test(name)) return 'weave';
-  if (/^(ISTIO_|ztunnel)/.test(name)) return 'istio';
-  if (/^(IN_|FWDI_|FWDO_|OUT_|PRE_|POST_|FORWARD_|INPUT_|OUTPUT_)/.test(name)) return 'firewalld';
-  if (/^(nixos-fw|ufw-|f2b-|LIBVIRT_)/.test(name)) return name.startsWith('ufw') ? 'ufw' : name.startsWith('f2b') ? 'fail2ban' : name.startsWith('LIBVIRT') ? 'libvirt' : 'nixos';
-  if (/^KUBE-/.test(name)) return 'kube-proxy';
-  return 'unknown';
-}
+// Who owns a chain is decided in one place, with every other object's owner.
+export { chainOwner } from './owner.js';

@@ -31,6 +31,15 @@ export function servicePortName(namespace: string, name: string, portName: strin
   return portName ? `${namespace}/${name}:${portName}` : `${namespace}/${name}`;
 }
 
+/**
+ * Every form ServicePortName.String() has had, which the chain hashes are computed over: today
+ * `ns/name` for an unnamed port (fmtPortName), but up to about 1.9 `fmt.Sprintf("%s:%s", …)`
+ * kept the colon (`ns/name:`). A named port has always been `ns/name:port`. The current form first.
+ */
+export function servicePortNameGenerations(namespace: string, name: string, portName: string | null): readonly string[] {
+  return portName ? [`${namespace}/${name}:${portName}`] : [`${namespace}/${name}`, `${namespace}/${name}:`];
+}
+
 // crypto.hash (Node ≥ 20.12) is the one-shot form: one call per endpoint adds up at 10k Services.
 type OneShot = (alg: string, data: string, enc: 'buffer' | 'latin1') => Buffer | string;
 const oneShot = (crypto as { hash?: OneShot }).hash;

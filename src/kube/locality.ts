@@ -1,11 +1,12 @@
 /**
  * Is an endpoint on this node? Only the dumps can say: the endpoint's route goes to a local pod
  * interface or bridge (true), via another node or a tunnel (false); an address of the node itself
- * (hostNetwork endpoint) is local. Unknown without routes.
+ * (hostNetwork endpoint) is local; without routes, the subnet of a bridge (local) or physical link
+ * (remote). Otherwise unknown. The one locality module of all three proxy modes.
  */
-import { parseIp, type Ip } from '../model/addr.js';
+import { cidrContains, parseIp, type Ip } from '../model/addr.js';
 import { interfaceRole, type InterfaceRole, type NetInterface } from '../model/iface.js';
-import { lookupRoute } from '../model/route.js';
+import { lookupRoute, REJECT_TYPES } from '../model/route.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 
 export function endpointLocality(snapshot: NodeSnapshot, ipText: string): boolean | null {
@@ -18,7 +19,7 @@ export function endpointLocality(snapshot: NodeSnapshot, ipText: string): boolea
  * addresses and routes.
  */
 export function endpointLocalityLookup(snapshot: NodeSnapshot): (ipText: string) => boolean | null {
-  if (snapshot.interfaces.length === 0 && snapshot.routes.length === 0) return () => null;
+  if (snapshot.interfaces.length === 0 && snapshot.routes.length === 0 && snapshot.extraNodeIps.length === 0) return () => null;
   const memo = new Map<string, boolean | null>();
   return (ipText) => {
     let local = memo.get(ipText);
@@ -29,30 +30,49 @@ export function endpointLocalityLookup(snapshot: NodeSnapshot): (ipText: string)
 
 function localityOf(snapshot: NodeSnapshot, ip: Ip | undefined): boolean | null {
   if (!ip) return null;
-  if (nodeAddresses(snapshot.interfaces)[ip.family].has(ip.value)) return true;
-  if (snapshot.routes.length === 0) return null;
+  if (nodeAddresses(snapshot)[ip.family].has(ip.value)) return true;
+  if (snapshot.routes.length === 0) return bySubnet(snapshot.interfaces, ip);
   const route = lookupRoute(snapshot.routes, ip);
   if (!route) return null;
   if (route.type === 'local') return true;
-  if (route.via) return false;
+  // A blackhole/unreachable route says nothing about where the pod runs.
+  if (REJECT_TYPES.has(route.type)) return null;
+  if (route.via || route.nexthops?.some((h) => h.via)) return false;
   const dev = route.dev ?? route.nexthops?.[0]?.dev;
   if (!dev) return null;
+  // Cilium routes local and remote pod CIDRs alike through cilium_host.
+  if (dev.startsWith('cilium_')) return null;
   const role = deviceRole(dev);
-  if (role === 'pod-veth' || role === 'bridge') return true;
+  if (role === 'pod-veth' || role === 'bridge' || role === 'loopback') return true;
   // A tunnel, or a host on a physical link that is not this node: another machine.
   if (role === 'tunnel' || role === 'physical') return false;
   return null;
 }
 
-/** The node's own addresses by family, indexed once per interface list rather than scanned per endpoint. */
-const addressIndexes = new WeakMap<readonly NetInterface[], Record<4 | 6, Set<bigint>>>();
+/** Without routes: an address inside the subnet of a pod bridge is local, of a physical link remote. */
+function bySubnet(interfaces: readonly NetInterface[], ip: Ip): boolean | null {
+  for (const i of interfaces) {
+    if (i.name === 'kube-ipvs0') continue;
+    const host = ip.family === 4 ? 32 : 128;
+    if (!i.addresses.some((a) => a.ip.family === ip.family && a.prefix < host && cidrContains(a.cidr, ip))) continue;
+    const role = deviceRole(i.name);
+    return role === 'bridge' ? true : role === 'physical' ? false : null;
+  }
+  return null;
+}
 
-function nodeAddresses(interfaces: readonly NetInterface[]): Record<4 | 6, Set<bigint>> {
-  let index = addressIndexes.get(interfaces);
+/** The node's own addresses by family, indexed once per interface list rather than scanned per endpoint. */
+const addressIndexes = new WeakMap<NodeSnapshot, Record<4 | 6, Set<bigint>>>();
+
+function nodeAddresses(snapshot: NodeSnapshot): Record<4 | 6, Set<bigint>> {
+  const interfaces = snapshot.interfaces;
+  let index = addressIndexes.get(snapshot);
   if (!index) {
     index = { 4: new Set(), 6: new Set() };
-    for (const i of interfaces) for (const a of i.addresses) index[a.ip.family].add(a.ip.value);
-    addressIndexes.set(interfaces, index);
+    // kube-ipvs0 holds Service VIPs, not the node's own addresses; --node-ip adds those.
+    for (const i of interfaces) if (i.name !== 'kube-ipvs0') for (const a of i.addresses) index[a.ip.family].add(a.ip.value);
+    for (const ip of snapshot.extraNodeIps) index[ip.family].add(ip.value);
+    addressIndexes.set(snapshot, index);
   }
   return index;
 }

@@ -1,14 +1,15 @@
 /**
- * kube-proxy iptables mode → Service ports. Chains of one Service port share a hash suffix
- * (KUBE-SVC/SVL/EXT/FW/XLB-<hash>), so they are grouped by it; names come from comments when
- * kube-proxy wrote them, and are checked against the hash. Services without endpoints have
- * no chains, only filter-table REJECT/DROP rules, and are found from those.
+ * kube-proxy iptables mode reader: chains, dispatch and filter rules → neutral facts per Service
+ * port (facts.ts), built into ServicePorts by the one builder (service-builder.ts). Chains of one
+ * Service port share a hash suffix (KUBE-SVC/SVL/EXT/FW/XLB-<hash>), so they are grouped by it;
+ * names come from kube-proxy's comments. Services without endpoints have no chains, only
+ * filter-table REJECT/DROP rules, and are found from those. What a cut paste or a truncated table
+ * leaves out is said as absence facts, not read as "no endpoints".
  */
 import type { Chain, Match, NatTo, Rule, Ruleset, Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatCidr, formatIp, type Cidr } from '../model/addr.js';
 import {
-  chainOwner,
   isEndpointChain,
   kubeExternalServicesChain,
   kubeMarkDropChain,
@@ -17,14 +18,17 @@ import {
   kubeProxyFirewallChain,
   kubeServicesChain,
   perServiceChain,
-  servicePortEndpointChainNamePrefix,
   servicePortPolicyLocalChainNamePrefix,
   type PerServiceRole,
 } from './chains.js';
 import { endpointFromComment, parseServiceComment, type CommentIdentity } from './comments.js';
-import { endpointHash, portProtoHash, servicePortName } from './hash.js';
+import { portProtoHash, servicePortName } from './hash.js';
 import { endpointLocalityLookup } from './locality.js';
-import type { Endpoint, Evidence, ForeignObject, Protocol, Resolution, ServicePort, ServiceState } from './types.js';
+import { chainOwner } from './owner.js';
+import { problem, type ServiceProblem } from './problems.js';
+import { buildServicePort } from './service-builder.js';
+import type { Absence, FrontEnd, HashClaim, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
+import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
 import { compareServicePorts } from './types.js';
 
 type EntryKind = 'cluster' | 'external' | 'loadbalancer' | 'nodeport';
@@ -47,6 +51,10 @@ interface Group {
   clusterIP?: string;
   clusterTarget?: string;
   nodePort?: number;
+  /** Every dispatch claim, in rule order (made on first use). */
+  frontEnds?: FrontEnd[];
+  /** Dispatch rules jump to a per-Service chain of this group that the dump does not hold. */
+  absentChain?: string;
   // Address sets are made on first use: most Service ports have none.
   externalIPs?: Set<string>;
   loadBalancerIPs?: Set<string>;
@@ -170,21 +178,30 @@ interface EndpointRule {
 interface BalancingChain {
   endpoints: EndpointRule[];
   affinity?: number;
-  dropsNoLocal: boolean;
+  /** A DROP/REJECT for traffic without (local) endpoints. */
+  noEndpoints?: NoEndpointFact;
+  /** The chain's rules are one block repeated this many times (1: not repeated); only the first block is read. */
+  repeated: number;
+  blockLength: number;
 }
 
-/** The endpoint rules of a SVC/SVL chain, the affinity timeout, and whether it drops (no local endpoints). */
+/** The endpoint rules of a SVC/SVL/XLB chain, the affinity timeout, and its drop/reject for no (local) endpoints. */
 function readBalancingChain(chain: Chain): BalancingChain {
   const endpoints: EndpointRule[] = [];
   let affinity: number | undefined;
-  let dropsNoLocal = false;
-  const rules = chain.rules;
+  let noEndpoints: NoEndpointFact | undefined;
+  const { rules, times } = unrepeated(chain.rules);
+  // An XLB/SVL chain's drop (KUBE-MARK-DROP, kube-proxy ≤1.23: "has no local endpoints") is for
+  // traffic without a local endpoint; a REJECT is for a Service without endpoints.
+  const localChain = /^KUBE-(XLB|SVL)-/.test(chain.name);
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i];
     const target = jumpTarget(r);
     if (target === kubeMarkMasqChain) continue;
     if (target === kubeMarkDropChain || r.target?.kind === 'drop' || r.target?.kind === 'reject') {
-      dropsNoLocal = true;
+      const reject = r.target?.kind === 'reject';
+      const local = !reject && (localChain || r.comments.some((c) => c.includes('has no local endpoints')));
+      noEndpoints ??= { scope: local ? 'local' : 'all', verdict: reject ? 'reject' : 'drop' };
       continue;
     }
     if (!target) continue;
@@ -195,7 +212,7 @@ function readBalancingChain(chain: Chain): BalancingChain {
     }
     if (isEndpointChain(target)) endpoints.push({ rule: r, index: i, sep: target, probability: endpointProbability(r) });
   }
-  return affinity !== undefined ? { endpoints, dropsNoLocal, affinity } : { endpoints, dropsNoLocal };
+  return { endpoints, repeated: times, blockLength: rules.length, ...(affinity !== undefined ? { affinity } : {}), ...(noEndpoints ? { noEndpoints } : {}) };
 }
 
 /** `-m statistic --mode random --probability p` or `--mode nth --every n`; undefined when the rule takes all. */
@@ -235,12 +252,12 @@ function classifyEntry(rest: string, targetRole: string | undefined): EntryKind 
   return undefined;
 }
 
-function added(set: Set<string> | undefined, value: string): Set<string> {
-  return (set ?? new Set<string>()).add(value);
+function frontEnd(g: Group, kind: FrontEnd['kind'], ip: string | null, port: number | null, evidence: Evidence): void {
+  (g.frontEnds ??= []).push({ kind, ip, port, evidence });
 }
 
-function sortedList(set: Set<string> | undefined): string[] {
-  return set ? [...set].sort() : [];
+function added(set: Set<string> | undefined, value: string): Set<string> {
+  return (set ?? new Set<string>()).add(value);
 }
 
 export function resolveIptables(snapshot: NodeSnapshot): Resolution {
@@ -263,7 +280,7 @@ export function resolveIptables(snapshot: NodeSnapshot): Resolution {
  * ties keep their order either way, since equal keys stay in input order in both (stable) sorts.
  */
 function sortServicePorts(services: ServicePort[]): void {
-  const keyed = services.map((s) => ({ s, key: [s.namespace ?? '\uffff', s.name ?? '\uffff', s.portName ?? '', s.protocol, String(s.port).padStart(5, '0'), s.clusterIP ?? ''] }));
+  const keyed = services.map((s) => ({ s, key: [s.namespace ?? '\uffff', s.name ?? '\uffff', s.portName ?? '', s.protocol ?? '\uffff', String(s.port).padStart(5, '0'), s.clusterIP ?? ''] }));
   keyed.sort((a, b) => {
     for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i] < b.key[i] ? -1 : 1;
     return 0;
@@ -308,25 +325,35 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
       const g = groupFor(ps.hash);
       const id = commentIdentity(r);
       if (!g.identity && id) g.identity = id;
-      g.evidence.push(evidenceOf(r));
+      const ev = evidenceOf(r);
+      g.evidence.push(ev);
+      if (!nat?.chainsByName.has(target!)) g.absentChain ??= target;
       const proto = ruleProtocol(r);
       const port = ruleDport(r);
       if (proto) g.protocol ??= proto;
       if (isNodePorts) {
-        if (port !== undefined) g.nodePort = port;
+        if (port !== undefined) {
+          g.nodePort = port;
+          frontEnd(g, 'node-port', null, port, ev);
+        }
         continue;
       }
       const dst = ruleDestination(r);
       let kind = classifyEntry(id?.rest ?? '', ps.role);
       if (!kind) kind = ps.role === 'SVC' || ps.role === 'SVL' ? (g.clusterIP === undefined ? 'cluster' : 'external') : hasNatFirewall(g) || ps.role === 'FW' ? 'loadbalancer' : 'external';
       if (kind === 'cluster') {
-        if (dst) g.clusterIP = dst;
-        if (port !== undefined) g.port = port;
-        g.clusterTarget = ps.role;
+        // The first claim is the Service's own; a later one (another address to the same chain) is
+        // kept as a front end, which duplicate-service-vip compares with the other Services' claims.
+        if (g.clusterIP === undefined) {
+          if (dst) g.clusterIP = dst;
+          if (port !== undefined) g.port = port;
+          g.clusterTarget = ps.role;
+        }
       } else if (dst) {
         if (kind === 'external') g.externalIPs = added(g.externalIPs, dst);
         else g.loadBalancerIPs = added(g.loadBalancerIPs, dst);
       }
+      if (dst) frontEnd(g, kind === 'cluster' ? 'cluster-ip' : kind === 'external' ? 'external-ip' : 'load-balancer-ip', dst, port ?? null, ev);
       if (port !== undefined && kind !== 'cluster') g.port ??= port;
     }
   };
@@ -348,7 +375,8 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
       const g = groupFor(portProtoHash(spn, proto));
       if (!g.identity) g.identity = id;
       g.protocol ??= proto;
-      g.evidence.push(evidenceOf(r));
+      const ev = evidenceOf(r);
+      g.evidence.push(ev);
       if (noEp) g.noEndpoints = true;
       if (noLocal) {
         g.noLocalEndpoints = true;
@@ -359,14 +387,18 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
       }
       const dst = ruleDestination(r);
       const port = ruleDport(r);
-      if (port !== undefined && matchesLocalDestination(r)) g.nodePort = port;
-      else if (dst && chainName === kubeServicesChain) {
+      if (port !== undefined && matchesLocalDestination(r)) {
+        g.nodePort = port;
+        frontEnd(g, 'node-port', null, port, ev);
+      } else if (dst && chainName === kubeServicesChain) {
         g.clusterIP ??= dst;
+        frontEnd(g, 'cluster-ip', dst, port ?? null, ev);
         if (port !== undefined) g.port ??= port;
       } else if (dst) {
         if (!g.loadBalancerIPs?.has(dst)) {
           g.externalIPs = added(g.externalIPs, dst);
           g.ambiguousExternal = true;
+          frontEnd(g, 'external-ip', dst, port ?? null, ev);
         }
         if (port !== undefined) g.port ??= port;
       }
@@ -383,22 +415,26 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
     const hash = ps?.hash ?? (viaComment ? perServiceChain(viaComment[1])?.hash : undefined);
     if (!hash) continue;
     const g = groupFor(hash);
-    g.evidence.push(evidenceOf(r));
+    const ev = evidenceOf(r);
+    g.evidence.push(ev);
     const dst = ruleDestination(r);
     if (dst) {
       g.externalIPs?.delete(dst);
       g.loadBalancerIPs = added(g.loadBalancerIPs, dst);
+      frontEnd(g, 'load-balancer-ip', dst, ruleDport(r) ?? null, ev);
     }
   }
 
-  // 4. Read each group's chains.
+  // 4. Read each group's chains into facts; the builder makes the Service ports.
   const endpointChains = readEndpointChains(nat);
+  const truncation = truncationOf(nat);
+  const fragment = nat?.implicit ?? false;
   const results: ServicePort[] = [];
   // Names of the chains the Service ports own (their `chains`).
   const claimed = new Set<string>();
   for (const g of groups.values()) {
-    const sp = buildServicePort(g, endpointChains, locality, claimed);
-    if (sp) results.push(sp);
+    const facts = readFacts(g, endpointChains, truncation, fragment, claimed);
+    if (facts) results.push(buildServicePort(facts, locality));
   }
 
   // 5. Everything else: kube-proxy infrastructure or other agents.
@@ -506,15 +542,6 @@ function endpointEvidence(ruleEvidence: Evidence, sep: EndpointChain | undefined
   return list;
 }
 
-// `chains` keys, made once rather than per Service port.
-const sepKeys: string[] = [];
-const sepKey = (i: number): string => (sepKeys[i] ??= `sep${i}`);
-
-/** name === `KUBE-SEP-${hash}`, without building that string for each of ~90k endpoints. */
-function isEndpointChainOf(name: string, hash: string): boolean {
-  return name.length === servicePortEndpointChainNamePrefix.length + hash.length && name.startsWith(servicePortEndpointChainNamePrefix) && name.endsWith(hash);
-}
-
 /** The list without repeats (kept first); the list itself when it has none, as nearly always. */
 function uniqueInOrder(list: string[]): string[] {
   if (list.length > 16) return [...new Set(list)];
@@ -522,15 +549,44 @@ function uniqueInOrder(list: string[]): string[] {
   return list;
 }
 
-function buildServicePort(
+/**
+ * A chain's rules when they are one block repeated (a paste done twice, or a dump concatenated
+ * with itself): the block once, and how many times it came. Otherwise the rules, once.
+ */
+export function unrepeated(rules: readonly Rule[]): { rules: readonly Rule[]; times: number } {
+  const n = rules.length;
+  for (let period = 1; period <= n / 2; period++) {
+    if (n % period !== 0) continue;
+    let same = true;
+    for (let i = period; i < n && same; i++) same = rules[i].raw === rules[i - period].raw;
+    if (same) return { rules: rules.slice(0, period), times: n / period };
+  }
+  return { rules, times: 1 };
+}
+
+/** Where a table without COMMIT was cut: its last line read. */
+function truncationOf(t: Table | undefined): Absence | undefined {
+  if (!t || t.committed || t.implicit) return undefined;
+  let line = t.line;
+  for (const c of t.chains) {
+    if (c.line !== undefined && c.line > line) line = c.line;
+    const last = c.rules[c.rules.length - 1];
+    if (last && last.line > line) line = last.line;
+  }
+  return { code: 'table-truncated', table: t.name, file: t.file, line };
+}
+
+function readFacts(
   g: Group,
   endpointChains: ReadonlyMap<string, EndpointChain>,
-  locality: (ip: string) => boolean | null,
+  truncation: Absence | undefined,
+  fragment: boolean,
   claimed: Set<string>,
-): ServicePort | undefined {
+): ServiceFacts | undefined {
   const { svc, svl, ext, xlb } = g;
   const fwChains = g.fw ? g.fw.map((f) => f.chain) : [];
-  const problems: string[] = [];
+  const problems: ServiceProblem[] = [];
+  const absences: Absence[] = [];
   // The group's evidence so far (dispatch and filter rules), then its chains'.
   const evidence = g.evidence;
 
@@ -561,21 +617,22 @@ function buildServicePort(
     }
   }
 
-  // Endpoints: from SVC (all endpoints), else SVL (internalTrafficPolicy Local).
+  // Endpoints: from SVC (all endpoints), else SVL (internalTrafficPolicy Local), else XLB.
   const balancing = svc ?? svl ?? xlb;
   const read = balancing ? readBalancingChain(balancing) : undefined;
   const localRead = svl ? (svl === balancing ? read : readBalancingChain(svl)) : undefined;
   const localSeps = svl ? new Set(localRead!.endpoints.map((e) => e.sep)) : undefined;
+  if (read && read.repeated > 1) problems.push(problem('repeated-rules', { chain: balancing!.name, times: read.repeated, rules: read.blockLength }));
   const balancingEvidence = evidence.length;
   if (balancing) pushEvidence(evidence, balancing.rules);
   if (svl && svl !== balancing) pushEvidence(evidence, svl.rules);
 
-  const endpoints: Endpoint[] = [];
+  const targets: Target[] = [];
   let seps: string[] = [];
   if (read) {
     const { shares, leftover, unreachableFrom } = ladderShares(read.endpoints.map((e) => e.probability));
-    if (read.endpoints.length > 0 && leftover > 1e-6) problems.push(`the probability ladder leaves ${(leftover * 100).toFixed(2)}% of new connections without an endpoint`);
-    if (unreachableFrom !== undefined) problems.push(`endpoint rule ${unreachableFrom + 1} of ${balancing!.name} can never be reached (an earlier rule takes every packet)`);
+    if (read.endpoints.length > 0 && leftover > 1e-6) problems.push(problem('ladder-leftover', { chain: balancing!.name, share: leftover }));
+    if (unreachableFrom !== undefined) problems.push(problem('ladder-unreachable-rule', { chain: balancing!.name, rule: unreachableFrom + 1 }));
     const n = read.endpoints.length;
     let noZeroShares: boolean | undefined;
     for (let i = 0; i < n; i++) {
@@ -587,95 +644,89 @@ function buildServicePort(
       const epEvidence = endpointEvidence(evidence[balancingEvidence + e.index], sep);
       let ip = dnat?.ip;
       let port = dnat?.port ?? null;
-      if (!sepChain || sepChain.line === undefined) problems.push(`${balancing!.name} jumps to ${e.sep}, which is not declared`);
-      else if (!dnat) problems.push(`${e.sep} has no DNAT rule`);
+      // A chain with neither a declaration nor rules is not in the evidence: cut out of a paste or
+      // past a truncation, which says nothing about the endpoint.
+      if (!sepChain || (sepChain.line === undefined && sepChain.rules.length === 0)) absences.push(truncation ?? { code: 'endpoint-chain-absent', chain: e.sep, from: balancing!.name });
+      else if (sepChain.rules.length === 0 && truncation) absences.push(truncation);
+      else if (sepChain.line === undefined && !fragment) problems.push(problem('endpoint-chain-undeclared', { chain: balancing!.name, target: e.sep }));
+      else if (!dnat) problems.push(problem('endpoint-chain-without-dnat', { chain: e.sep }));
       if (!ip) {
         const fromComment = endpointFromRuleComment(e.rule);
         if (fromComment) ({ ip, port } = fromComment);
       }
       if (!ip) continue;
       if (Math.abs(shares[i] - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || x.probability > 0))) {
-        problems.push(`endpoint ${ip}:${port} gets ${(shares[i] * 100).toFixed(4)}% of new connections, not its equal share ${(100 / n).toFixed(4)}%`);
+        problems.push(problem('unequal-share', { endpoint: `${ip}:${port}`, share: shares[i], equal: 1 / n }));
       }
-      const local = localSeps ? localSeps.has(e.sep) : locality(ip);
-      endpoints.push({ ip, port, probability: Math.round(shares[i] * 1e10) / 1e10, local, via: e.sep, evidence: epEvidence });
+      // One shape for every target (no spread): ~90k of them at 10k Services.
+      targets.push({ ip, port, share: shares[i], via: e.sep, local: localSeps ? localSeps.has(e.sep) : undefined, evidence: epEvidence });
     }
   }
   seps = uniqueInOrder(seps);
+  // No protocol in the dispatch or Service chains (a grep, no comments): the DNAT rules say it.
+  if (!g.protocol) g.protocol = protocolFromChains(seps.map((s) => endpointChains.get(s)?.chain));
 
   if (g.ambiguousExternal && g.externalIPs && g.externalIPs.size > 0 && !g.inNat) {
-    problems.push(`the dump does not say whether ${[...g.externalIPs].join(', ')} ${g.externalIPs.size > 1 ? 'are externalIPs or LoadBalancer ingress IPs' : 'is an externalIP or a LoadBalancer ingress IP'} (kube-proxy writes the same REJECT/DROP rule for both); listed as externalIPs`);
+    problems.push(problem('external-kind-ambiguous', { addresses: [...g.externalIPs] }));
   }
   const hasChains = Boolean(svc || svl || ext || xlb || fwChains.length);
   if (!hasChains && !g.noEndpoints && !g.noLocalEndpoints && g.clusterIP === undefined && g.nodePort === undefined) return undefined;
+  // Dispatch rules to a Service chain the dump does not hold (a grep, a cut paste).
+  if (!balancing && g.absentChain !== undefined) absences.push(truncation ?? { code: 'service-chain-absent', chain: g.absentChain });
+  else if (balancing && balancing.rules.length === 0 && truncation) absences.push(truncation);
 
-  const protocol: Protocol = g.protocol ?? 'tcp';
-  const id = g.identity;
-  const spn = id ? servicePortName(id.namespace, id.name, id.portName) : undefined;
-  let hashVerified: boolean | null = null;
-  if (spn !== undefined && g.hash) {
-    const expected = portProtoHash(spn, protocol);
-    hashVerified = expected === g.hash;
-    if (!hashVerified) problems.push(`chain hash ${g.hash} does not match ${spn}/${protocol} (expected ${expected}): renamed or hand-edited rules?`);
-    for (const ep of endpoints) {
-      if (!ep.via || ep.port === null) continue;
-      const hash = endpointHash(spn, protocol, `${ep.ip.includes(':') ? `[${ep.ip}]` : ep.ip}:${ep.port}`);
-      if (!isEndpointChainOf(ep.via, hash)) {
-        hashVerified = false;
-        problems.push(`${ep.via} does not match endpoint ${ep.ip}:${ep.port} of ${spn} (expected ${servicePortEndpointChainNamePrefix}${hash})`);
-      }
-    }
-  }
+  const noEndpoints: NoEndpointFact[] = [];
+  if (g.noEndpoints) noEndpoints.push({ scope: 'all', verdict: 'reject' });
+  if (g.noLocalEndpoints) noEndpoints.push({ scope: 'local', verdict: 'drop' });
+  if (read?.noEndpoints) noEndpoints.push(read.noEndpoints);
 
-  let state: ServiceState = 'healthy';
-  if (endpoints.length === 0) state = g.noLocalEndpoints && !g.noEndpoints ? 'no-local-endpoints' : 'no-endpoints';
-  // A "has no local endpoints" DROP, or a Local policy (external or internal) with every endpoint elsewhere.
-  else if (g.noLocalEndpoints) state = 'no-local-endpoints';
-  else if ((externalTrafficPolicy === 'Local' || internalTrafficPolicy === 'Local') && endpoints.every((e) => e.local === false)) state = 'no-local-endpoints';
-  if (state === 'healthy' && problems.length > 0) state = 'partial';
-  if (balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.dropsNoLocal) {
-    problems.push(`${balancing.name} has no endpoint rules`);
-    state = 'partial';
-  }
-
-  const chains: Record<string, string> = {};
-  const own = (role: string, name: string) => {
-    chains[role] = name;
+  const owned: OwnedObject[] = [];
+  const own = (role: OwnedObject['role'], name: string) => {
+    owned.push({ role, name });
     claimed.add(name);
   };
   if (svc) own('svc', svc.name);
   if (svl) own('svl', svl.name);
   if (ext) own('ext', ext.name);
   if (xlb) own('xlb', xlb.name);
-  for (let i = 0; i < fwChains.length; i++) own(i === 0 ? 'fw' : `fw${i}`, fwChains[i].name);
-  for (let i = 0; i < seps.length; i++) own(sepKey(i), seps[i]);
-  const port = g.port ?? 0;
-  const serviceId = spn !== undefined ? `${spn}/${protocol}` : `${g.clusterIP ?? '?'}:${port}/${protocol}`;
+  for (const fw of fwChains) own('fw', fw.name);
+  for (const sep of seps) own('endpoint', sep);
+
+  const hashClaims: HashClaim[] = [];
+  if (g.identity) hashClaims.push({ kind: 'service-chain', hash: g.hash });
   const affinity = read?.affinity ?? localRead?.affinity;
+  const id = g.identity;
   return {
-    id: serviceId,
-    namespace: id?.namespace ?? null,
-    name: id?.name ?? null,
-    portName: id ? id.portName : null,
-    protocol,
-    port,
-    clusterIP: g.clusterIP ?? null,
-    nodePort: g.nodePort ?? null,
-    externalIPs: sortedList(g.externalIPs),
-    loadBalancerIPs: sortedList(g.loadBalancerIPs),
-    loadBalancerSourceRanges: g.sourceRanges ? [...g.sourceRanges] : [],
-    externalTrafficPolicy,
-    internalTrafficPolicy,
-    sessionAffinity: affinity !== undefined ? { timeoutSeconds: affinity } : null,
-    state,
-    endpoints,
     mode: 'iptables',
     family: g.family,
-    identifiedBy: id ? 'comment' : 'address',
-    chains,
-    hashVerified,
-    problems: problems.length > 1 ? [...new Set(problems)] : problems,
-    // Exactly its length (push() leaves room for more; 10k Services' lists stay in memory).
-    evidence: evidence.slice(),
+    anchor: `${svc?.name ?? svl?.name ?? ext?.name ?? xlb?.name ?? fwChains[0]?.name ?? `KUBE-SVC-${g.hash}`}`,
+    // Fixed-shape literals (undefined rather than absent fields): one per Service port.
+    identity: id ? { namespace: id.namespace, name: id.name, portName: id.portName, by: 'comment' } : undefined,
+    protocol: g.protocol,
+    port: g.port,
+    frontEnds: g.frontEnds ?? [],
+    sourceRanges: g.sourceRanges ? [...g.sourceRanges] : [],
+    externalTrafficPolicy,
+    internalTrafficPolicy,
+    affinitySeconds: affinity,
+    targets,
+    emptyBalancing: balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.noEndpoints ? balancing.name : undefined,
+    noEndpoints,
+    absences: uniqueAbsences(absences),
+    problems,
+    owned,
+    hashClaims,
+    evidence,
   };
+}
+
+function uniqueAbsences(list: Absence[]): Absence[] {
+  if (list.length < 2) return list;
+  const seen = new Set<string>();
+  return list.filter((a) => {
+    const k = JSON.stringify(a);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

@@ -19,20 +19,22 @@
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
 import type { IpSet, IpSetMember } from '../model/ipset.js';
-import { interfaceRole, type InterfaceAddress, type NetInterface } from '../model/iface.js';
-import { lookupRoute, REJECT_TYPES } from '../model/route.js';
-import { cidrContains, formatCidr, formatIp, type Ip } from '../model/addr.js';
+import type { InterfaceAddress, NetInterface } from '../model/iface.js';
+import { formatCidr, formatIp, type Ip } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import { servicePortName } from './hash.js';
+import { endpointLocalityLookup } from './locality.js';
+import { chainOwner } from './owner.js';
+import type { FrontEnd, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
+import { problem, type ServiceProblem } from './problems.js';
+import { buildServicePort } from './service-builder.js';
 import {
   compareServicePorts,
-  type Endpoint,
   type Evidence,
   type ForeignObject,
   type Protocol,
   type Resolution,
   type ServicePort,
-  type ServiceState,
   type TrafficPolicy,
 } from './types.js';
 
@@ -48,18 +50,6 @@ const IPTABLES_SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP|XLB)-/;
 /** kube-proxy's IPv6 set names: `KUBE-6-…`, cut at 31 characters (IPSET_MAXNAMELEN). */
 export function ipvsSetName(name: string, family: Family): string {
   return family === 6 ? `KUBE-6-${name.slice(5)}`.slice(0, 31) : name;
-}
-
-/** Who created an ipset or iptables chain, from its name. */
-export function ownerOf(name: string): string {
-  if (/^KUBE-/.test(name)) return 'kube-proxy';
-  if (/^cali/i.test(name)) return 'calico';
-  if (/^cilium/i.test(name)) return 'cilium';
-  if (/^DOCKER/i.test(name)) return 'docker';
-  if (/^KIND/i.test(name)) return 'kind';
-  if (/^FLANNEL/i.test(name)) return 'flannel';
-  if (/^kube-router/i.test(name)) return 'kube-router';
-  return 'unknown';
 }
 
 /** `ns/name:portName` or `ns/name` from a set member comment; undefined for anything else. */
@@ -556,47 +546,16 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     groups.push({ items: [it], problems: [why], internalLocal: false, inferredExternalLocal: false });
   }
 
-  // --- endpoint locality
-  const routeCache = new Map<string, boolean | null>();
-  function localByDumps(ip: Ip | undefined): boolean | null {
-    if (!ip) return null;
-    const k = ipKey(ip.family, ip.value);
-    if (nodeAddrs.has(k)) return true;
-    const cached = routeCache.get(k);
-    if (cached !== undefined) return cached;
-    let result: boolean | null = null;
-    if (snapshot.routes.length) {
-      const r = lookupRoute(snapshot.routes, ip);
-      if (r) {
-        if (r.type === 'local') result = true;
-        else if (REJECT_TYPES.has(r.type)) result = null;
-        else if (r.via?.ip || r.nexthops?.some((h) => h.via)) result = false;
-        else if (r.dev && /^cilium_/.test(r.dev)) result = null;
-        else if (r.dev) {
-          const role = interfaceRole(r.dev);
-          if (role === 'pod-veth' || role === 'bridge' || role === 'loopback') result = true;
-          else if (role === 'tunnel' || role === 'physical') result = false;
-        }
-      }
-    } else {
-      for (const i of snapshot.interfaces) {
-        if (i.name === 'kube-ipvs0') continue;
-        const a = i.addresses.find((x) => x.ip.family === ip.family && x.prefix < (ip.family === 4 ? 32 : 128) && cidrContains(x.cidr, ip));
-        if (!a) continue;
-        const role = interfaceRole(i.name);
-        result = role === 'bridge' ? true : role === 'physical' ? false : null;
-        break;
-      }
-    }
-    routeCache.set(k, result);
-    return result;
-  }
+  // --- endpoint locality: the one locality module
+  const locality = endpointLocalityLookup(snapshot);
+  const localByDumps = (ip: Ip | undefined): boolean | null => (ip ? locality(formatIp(ip)) : null);
 
   // --- assemble Service ports
   const services: ServicePort[] = [];
-  for (const g of groups) services.push(buildServicePort(g));
+  for (const g of groups) services.push(servicePortOf(g));
 
-  function buildServicePort(g: Group): ServicePort {
+  /** One group of virtual servers → neutral facts → the one ServicePort builder. */
+  function servicePortOf(g: Group): ServicePort {
     const a = g.anchor;
     const first = a ?? g.items[0].vss[0];
     const family = first.family;
@@ -604,7 +563,8 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const sets = setsByFamily[family];
     const spProblems: string[] = [...g.problems];
     const evidence: Evidence[] = [];
-    const chains: Record<string, string> = {};
+    const owned: OwnedObject[] = [];
+    const frontEnds: FrontEnd[] = [];
     const all: Vs[] = [...(a ? [a] : []), ...g.items.flatMap((i) => i.vss)];
     for (const v of all) {
       evidence.push(vsEvidence(v.vs), ...v.copies.map(vsEvidence));
@@ -616,15 +576,13 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
         spProblems.push(p.message);
         problems.push(p);
       }
-      const role = v === a ? 'cluster-ip' : v.role === 'nodeport' ? `node-port/${v.ipText}` : v.role === 'lb' ? `load-balancer/${v.ipText}` : `external-ip/${v.ipText}`;
-      chains[role] = v.key;
+      const kind = v === a ? 'cluster-ip' : v.role === 'nodeport' ? 'node-port' : v.role === 'lb' ? 'load-balancer-ip' : 'external-ip';
+      owned.push({ role: kind, name: v.key, ...(v === a ? {} : { address: v.ipText }) });
+      frontEnds.push({ kind, ip: kind === 'node-port' ? null : v.ipText, port: v.port, evidence: vsEvidence(v.vs) });
     }
     const sortedUnique = (xs: string[]) => [...new Set(xs)];
-    const externalIPs = sortedUnique(g.items.filter((i) => i.role === 'external').map((i) => i.vss[0].ipText));
-    const loadBalancerIPs = sortedUnique(g.items.filter((i) => i.role === 'lb').map((i) => i.vss[0].ipText));
     const npItemsHere = g.items.filter((i) => i.role === 'nodeport');
     if (npItemsHere.length > 1) spProblems.push(`several NodePorts matched this Service port: ${npItemsHere.map((i) => i.port).join(', ')}`);
-    const nodePort = npItemsHere[0]?.port ?? null;
     const port = a?.port ?? g.items.find((i) => i.role !== 'nodeport')?.port ?? 0;
     if (!a && port === 0) spProblems.push('the Service port is unknown: only NodePort virtual servers were found (shown as port 0)');
     const loadBalancerSourceRanges = sortedUnique(
@@ -684,17 +642,17 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
         }
       }
     }
-    const endpoints: Endpoint[] = shares.map(({ realServer: rs, share }) => {
+    const endpoints: Target[] = shares.map(({ realServer: rs, share }) => {
       const key = realServerKey(rs);
       const ev: Evidence[] = [...(rsLines.get(key) ?? [])];
       const lb = loopback(rs);
       if (lb) ev.push(memberEvidence(lb));
       let local = lb ? true : localByDumps(rs.ip);
       if (local === null && localKeys.has(key)) local = true;
-      const e: Endpoint = {
+      const e: Target = {
         ip: rs.ip ? formatIp(rs.ip) : rs.address,
         port: rs.port ?? null,
-        probability: share,
+        share,
         local,
         via: `${full.key} -> ${key}`,
         ...(rs.weight !== undefined ? { weight: rs.weight } : {}),
@@ -704,29 +662,30 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     });
 
     // Policies and state.
+    let allDraining = false;
     const externalTrafficPolicy: TrafficPolicy = g.items.some((i) => i.policy === 'Local') ? 'Local' : 'Cluster';
     const internalTrafficPolicy: TrafficPolicy = g.internalLocal ? 'Local' : 'Cluster';
     if (g.inferredExternalLocal) spProblems.push('externalTrafficPolicy Local inferred: the external virtual servers have only some of the ClusterIP real servers (no -LOCAL ipset in the dumps)');
     if (g.internalLocal) spProblems.push(`internalTrafficPolicy Local inferred: ${a?.key} has fewer real servers than ${full.key}`);
-    let state: ServiceState = 'healthy';
+    // What the virtual servers say about traffic without (local) endpoints; the builder derives the state.
+    const noEndpoints: NoEndpointFact[] = [];
     const zero = weightsKnown ? endpoints.filter((e) => (e.weight ?? 0) === 0) : [];
     if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
-      state = 'no-local-endpoints';
+      noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
       spProblems.push('externalTrafficPolicy Local and no local real server: new connections get no destination');
     } else if (endpoints.length === 0) {
-      state = 'no-endpoints';
+      noEndpoints.push({ scope: 'all', verdict: 'no-destination' });
       spProblems.push('no real servers: new connections get no destination');
     } else if (zero.length === endpoints.length) {
-      state = 'partial';
-      spProblems.push('all real servers have weight 0 (draining)');
+      allDraining = true;
     } else {
       if (zero.length) spProblems.push(`${zero.length} of ${endpoints.length} real servers have weight 0 (draining: no new connections)`);
       const emptyLocal = localVss.filter((v) => v.rsKeys.length === 0 || v.vs.realServers.every((rs) => localByDumps(rs.ip) === false && !loopback(rs)));
       if (emptyLocal.length) {
-        state = 'no-local-endpoints';
+        noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
         spProblems.push(`externalTrafficPolicy Local and no local real server behind ${emptyLocal.map((v) => v.key).slice(0, 3).join(', ')}${emptyLocal.length > 3 ? ', …' : ''}`);
       } else if (g.internalLocal && a && a.rsKeys.length === 0) {
-        state = 'no-local-endpoints';
+        noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
         spProblems.push(`internalTrafficPolicy Local and no local real server behind ${a.key}`);
       }
     }
@@ -735,38 +694,32 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       if (remote.length && remote.length < v.vs.realServers.length) spProblems.push(`${v.key} is Local-policy but has real servers on other nodes: ${remote.map(realServerKey).slice(0, 5).join(', ')}`);
     }
 
-    // Name.
     const spn = a?.spn ?? g.items.find((i) => i.spn)?.spn;
-    let id: string;
-    if (spn) id = `${servicePortName(spn.namespace, spn.name, spn.portName)}/${protocol}`;
-    else if (a) id = fmtId(a.ipText, a.port, protocol);
-    else if (g.items[0].role === 'nodeport') id = fmtId('*', g.items[0].port, protocol);
-    else id = fmtId(g.items[0].vss[0].ipText, g.items[0].port, protocol);
-    return {
-      id,
-      namespace: spn?.namespace ?? null,
-      name: spn?.name ?? null,
-      portName: spn?.portName ?? null,
-      protocol,
-      port,
-      clusterIP: a ? a.ipText : null,
-      nodePort,
-      externalIPs,
-      loadBalancerIPs,
-      loadBalancerSourceRanges,
-      externalTrafficPolicy,
-      internalTrafficPolicy,
-      sessionAffinity: persistent !== undefined ? { timeoutSeconds: persistent } : null,
-      state,
-      endpoints,
+    // Without a name or a cluster IP the id is the NodePort (`*:PORT`) or the external address.
+    const anchor = a ? hostPort(a.ipText, a.port) : g.items[0].role === 'nodeport' ? hostPort('*', g.items[0].port) : hostPort(g.items[0].vss[0].ipText, g.items[0].port);
+    const typed: ServiceProblem[] = [...new Set(spProblems)].map((text) => problem('ipvs-text', { text }));
+    if (allDraining) typed.unshift(problem('all-weights-zero', {}));
+    const facts: ServiceFacts = {
       mode: 'ipvs',
       family,
-      identifiedBy: spn ? 'set-comment' : 'address',
-      chains,
-      hashVerified: null,
-      problems: [...new Set(spProblems)],
+      anchor,
+      ...(spn ? { identity: { ...spn, by: 'set-comment' as const } } : {}),
+      protocol,
+      port,
+      frontEnds,
+      sourceRanges: loadBalancerSourceRanges,
+      externalTrafficPolicy,
+      internalTrafficPolicy,
+      ...(persistent !== undefined ? { affinitySeconds: persistent } : {}),
+      targets: endpoints,
+      noEndpoints,
+      absences: [],
+      problems: typed,
+      owned,
+      hashClaims: [],
       evidence,
     };
+    return buildServicePort(facts, locality);
   }
 
   // --- set entries / kube-ipvs0 addresses without a virtual server
@@ -816,18 +769,18 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   }
 
   // --- other objects: ipsets and iptables chains
-  for (const s of allSets.values()) others.push({ kind: 'ipset', name: s.name, owner: ownerOf(s.name), file: s.file, line: s.line });
+  for (const s of allSets.values()) others.push({ kind: 'ipset', name: s.name, owner: chainOwner(s.name), file: s.file, line: s.line });
   for (const rs of snapshot.rulesets) {
     for (const t of rs.tables) {
       for (const c of t.chains) {
         if (c.builtin || IPTABLES_SERVICE_CHAIN.test(c.name)) continue;
-        others.push({ kind: 'chain', table: t.name, name: c.name, owner: ownerOf(c.name), file: t.file, ...(c.line !== undefined ? { line: c.line } : {}) });
+        others.push({ kind: 'chain', table: t.name, name: c.name, owner: chainOwner(c.name), file: t.file, ...(c.line !== undefined ? { line: c.line } : {}) });
       }
     }
   }
 
   services.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   services.sort(compareServicePorts);
-  return { services, others, problems };
+  return { services, others, problems: problems.map((p) => ({ problem: problem('ipvs-text', { text: p.message }), evidence: p.evidence })) };
 }
 

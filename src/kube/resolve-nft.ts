@@ -29,8 +29,12 @@ import type { NodeSnapshot } from '../model/snapshot.js';
 import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr } from '../model/addr.js';
 import { parseServiceComment } from './comments.js';
 import { base32, servicePortName, sha256 } from './hash.js';
-import { endpointLocality } from './locality.js';
-import type { Endpoint, Evidence, ForeignObject, Protocol, Resolution, ServicePort, ServiceState } from './types.js';
+import { endpointLocalityLookup } from './locality.js';
+import { nftTableOwner } from './owner.js';
+import { problem } from './problems.js';
+import type { Absence, FrontEnd, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
+import { buildServicePort } from './service-builder.js';
+import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
 import { compareServicePorts } from './types.js';
 
 type Problem = Resolution['problems'][number];
@@ -106,26 +110,6 @@ export function nftNameHash(name: string): string {
   return base32(sha256(name)).slice(0, 8);
 }
 
-/** Who owns a table that is not kube-proxy's. */
-export function nftTableOwner(t: NftTable): string {
-  if (t.fromIptablesNft) return 'iptables-nft';
-  const n = t.name.toLowerCase();
-  if (n === 'kube-proxy') return 'kube-proxy';
-  if (n.includes('calico') || n.startsWith('cali')) return 'calico';
-  if (n.includes('cilium')) return 'cilium';
-  if (n.includes('flannel')) return 'flannel';
-  if (n.includes('firewalld')) return 'firewalld';
-  if (n.includes('kube-router')) return 'kube-router';
-  if (n.includes('antrea')) return 'antrea';
-  if (n.includes('docker')) return 'docker';
-  if (n.includes('libvirt')) return 'libvirt';
-  if (n.includes('kube-network-policies')) return 'kube-network-policies';
-  if (n.includes('kindnet')) return 'kindnet';
-  if (n === 'nixos-fw') return 'nixos';
-  if (['nat', 'filter', 'mangle', 'raw', 'security'].includes(n) && (t.family === 'ip' || t.family === 'ip6')) return 'iptables-nft';
-  return 'unknown';
-}
-
 /** A table kube-proxy's nftables proxier wrote (or a pasted fragment of one). */
 export function isKubeProxyNftTable(t: NftTable): boolean {
   if (t.fromIptablesNft) return false;
@@ -142,6 +126,8 @@ interface IpEntry {
   target?: NftChainRole;
   noEndpointVerdict?: string;
   comment?: string;
+  /** The map element that claims the address. */
+  evidence?: Evidence;
 }
 
 interface Group {
@@ -153,12 +139,13 @@ interface Group {
   ips: Map<string, IpEntry>;
   lbIPs: Set<string>;
   nodePort?: number;
+  nodePortEvidence?: Evidence;
   nodePortNoEndpoint?: string;
   chains: Partial<Record<'service' | 'local' | 'external' | 'firewall', NftChain>>;
   /** Endpoint chains a service-ips element goes to directly (no service chain in between). */
   directEndpoints: { chain: string; element: Evidence }[];
-  /** A map element goes to a chain the dump does not have. */
-  missingTargets: boolean;
+  /** Map elements go to these chains, which the dump does not have. */
+  absentTargets: string[];
   /** Reached from a dispatch map element (or from another reached chain). */
   referenced: boolean;
   evidence: Evidence[];
@@ -183,16 +170,6 @@ function cachedName(ctx: Ctx, text: string): NftObjectName | undefined {
   const n = parseNftObjectName(text);
   ctx.names.set(text, n);
   return n;
-}
-
-/** endpointLocality(), memoised: many endpoints share an address across Service ports. */
-function localityOracle(snapshot: NodeSnapshot): (ip: string) => boolean | null {
-  const memo = new Map<string, boolean | null>();
-  return (ip) => {
-    let v = memo.get(ip);
-    if (v === undefined) memo.set(ip, (v = endpointLocality(snapshot, ip)));
-    return v;
-  };
 }
 
 const elementText = (e: NftElement): string =>
@@ -317,13 +294,13 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     snapshot,
     problems: [],
     names: new Map(),
-    locality: localityOracle(snapshot),
+    locality: endpointLocalityLookup(snapshot),
   };
   const groups = new Map<string, Group>();
   const groupFor = (key: string): Group => {
     let g = groups.get(key);
     if (!g) {
-      g = { key, ips: new Map(), lbIPs: new Set(), chains: {}, directEndpoints: [], missingTargets: false, referenced: false, evidence: [], problems: [] };
+      g = { key, ips: new Map(), lbIPs: new Set(), chains: {}, directEndpoints: [], absentTargets: [], referenced: false, evidence: [], problems: [] };
       groups.set(key, g);
     }
     return g;
@@ -350,17 +327,14 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!target) return undefined;
     const n = cachedName(ctx, target);
     if (!n) {
-      ctx.problems.push({ message: `${set} element ${e.key.join(' . ')} goes to ${target}, which is not a Service chain`, evidence: [ev] });
+      ctx.problems.push({ problem: problem('nft-text', { text: `${set} element ${e.key.join(' . ')} goes to ${target}, which is not a Service chain` }), evidence: [ev] });
       return undefined;
     }
     const g = groupFor(n.key);
     adoptName(g, n);
     g.referenced = true;
     g.evidence.push(ev);
-    if (!ctx.chains.has(target)) {
-      g.problems.push(`${set} element ${e.key.join(' . ')} goes to ${target}, which is not in the dump`);
-      g.missingTargets = true;
-    }
+    if (!ctx.chains.has(target)) g.absentTargets.push(target);
     if (n.role === 'endpoint') {
       g.problems.push(`${set} element ${e.key.join(' . ')} goes straight to endpoint chain ${target} (no service chain)`);
       if (set === nftNames.serviceIPsMap) g.directEndpoints.push({ chain: target, element: ev });
@@ -393,7 +367,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     const [ip, proto, port] = e.key;
     const tg = targetGroup(nftNames.serviceIPsMap, e);
     if (!tg) {
-      if (!verdictTarget(e)) ctx.problems.push({ message: `${nftNames.serviceIPsMap} element ${elementText(e)} has no goto/jump verdict`, evidence: [elementEvidence(ctx, nftNames.serviceIPsMap, e)] });
+      if (!verdictTarget(e)) ctx.problems.push({ problem: problem('nft-text', { text: `${nftNames.serviceIPsMap} element ${elementText(e)} has no goto/jump verdict` }), evidence: [elementEvidence(ctx, nftNames.serviceIPsMap, e)] });
       continue;
     }
     const { g, role } = tg;
@@ -405,6 +379,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     }
     const entry = g.ips.get(ip) ?? { ip };
     entry.target = role === 'endpoint' ? 'service' : role;
+    entry.evidence ??= elementEvidence(ctx, nftNames.serviceIPsMap, e);
     if (e.comment) entry.comment = e.comment;
     g.ips.set(ip, entry);
     hint(g, ip, e);
@@ -416,7 +391,10 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!tg) continue;
     tg.g.protocol ??= asProtocol(e.key[0]);
     const np = asPort(e.key[1]);
-    if (np !== undefined) tg.g.nodePort = np;
+    if (np !== undefined) {
+      tg.g.nodePort = np;
+      tg.g.nodePortEvidence ??= elementEvidence(ctx, nftNames.serviceNodePortsMap, e);
+    }
     if (tg.role !== 'external' && tg.role !== 'endpoint') tg.g.problems.push(`NodePort ${e.key.join(' . ')} goes to ${verdictTarget(e)}, not to an external- chain`);
   }
 
@@ -436,6 +414,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     g.port ??= asPort(port);
     const entry = g.ips.get(ip) ?? { ip };
     entry.noEndpointVerdict = e.value ? valueText(e.value) : '';
+    entry.evidence ??= elementEvidence(ctx, nftNames.noEndpointServicesMap, e);
     g.ips.set(ip, entry);
     hint(g, ip, e);
     checkNoEndpointVerdict(ctx, g, nftNames.noEndpointServicesMap, e);
@@ -446,13 +425,16 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!g) {
       g = [...groups.values()].find((x) => x.nodePort === asPort(e.key[1]) && x.protocol === protocol);
       if (!g) {
-        ctx.problems.push({ message: `${nftNames.noEndpointNodePortsMap} element ${elementText(e)} names no Service`, evidence: [elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e)] });
+        ctx.problems.push({ problem: problem('nft-text', { text: `${nftNames.noEndpointNodePortsMap} element ${elementText(e)} names no Service` }), evidence: [elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e)] });
         continue;
       }
       g.evidence.push(elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e));
     }
     const np = asPort(e.key[1]);
-    if (np !== undefined) g.nodePort ??= np;
+    if (np !== undefined && g.nodePort === undefined) {
+      g.nodePort = np;
+      g.nodePortEvidence ??= elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e);
+    }
     g.nodePortNoEndpoint = e.value ? valueText(e.value) : '';
     checkNoEndpointVerdict(ctx, g, nftNames.noEndpointNodePortsMap, e);
   }
@@ -477,7 +459,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     const chainsOfGroup = Object.values(g.chains).filter((c): c is NftChain => c !== undefined);
     const live = g.referenced || (reachable !== undefined && chainsOfGroup.some((c) => reachable.has(c.name)));
     if (!live) continue;
-    const sp = buildServicePort(ctx, g, { clusterIPSet, clusterRanges, hints: kindHints.get(g) });
+    const sp = servicePortOf(ctx, g, { clusterIPSet, clusterRanges, hints: kindHints.get(g) });
     for (const name of Object.values(sp.chains)) claimed.add(name);
     services.push(sp);
   }
@@ -486,11 +468,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
   if (reachable) {
     for (const c of t.chains) {
       if (c.hook || reachable.has(c.name)) continue;
-      const empty = c.rules.length === 0;
-      ctx.problems.push({
-        message: `chain ${c.name} is not reached from any base chain or map element${empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,
-        evidence: chainEvidence(ctx, c).slice(0, 5),
-      });
+      ctx.problems.push({ problem: problem('chain-unreached', { chain: c.name, empty: c.rules.length === 0 }), evidence: chainEvidence(ctx, c).slice(0, 5) });
     }
   }
 
@@ -702,7 +680,8 @@ interface BuildOpts {
   hints?: Map<string, 'external' | 'loadbalancer'>;
 }
 
-function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
+/** Read a Service port group into neutral facts and build it (service-builder.ts). */
+function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   const problems = [...g.problems];
   const evidence = [...g.evidence];
   const { service: svcChain, local: localChain, external: extChain, firewall: fwChain } = g.chains;
@@ -801,7 +780,9 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   }
 
   // Endpoints.
-  const endpoints: Endpoint[] = [];
+  const endpoints: Target[] = [];
+  const targets = endpoints;
+  const absences: Absence[] = [];
   const ownChains: Record<string, string> = {};
   if (svcChain) ownChains.service = svcChain.name;
   if (localChain) ownChains.local = localChain.name;
@@ -837,7 +818,7 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         const epChain = ctx.chains.get(t.chain);
         const name = cachedName(ctx, t.chain);
         if (name && name.role !== 'endpoint') problems.push(`${balancing.chain.name} sends new connections to ${t.chain}, which is not an endpoint chain`);
-        if (!epChain) problems.push(`${balancing.chain.name} goes to ${t.chain}, which is not in the dump`);
+        if (!epChain) absences.push({ code: 'endpoint-chain-absent', chain: t.chain, from: balancing.chain.name });
         else {
           epEvidence.push(...chainEvidence(ctx, epChain));
           const d = dnatOf(epChain);
@@ -859,9 +840,10 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         if (name?.key && parsed && name.key !== parsed.key) problems.push(`${balancing.chain.name} sends connections to ${t.chain}, an endpoint of another Service port`);
       }
       if (!ip) return;
-      const probability = n > 0 ? Math.round((t.keys / n) * 1e10) / 1e10 : 0;
-      const local = localRead ? (balancing === localRead ? true : localKeys.has(t.chain ?? `${t.ip}|${t.port}`)) : ctx.locality(ip);
-      endpoints.push({ ip, port: epPort, probability, local, ...(t.chain ? { via: t.chain } : {}), evidence: epEvidence });
+      const share = n > 0 ? t.keys / n : 0;
+      // Membership in the local- chain says it; without one the locality module decides.
+      const local = localRead ? (balancing === localRead ? true : localKeys.has(t.chain ?? `${t.ip}|${t.port}`)) : undefined;
+      endpoints.push({ ip, port: epPort, share, ...(local !== undefined ? { local } : {}), ...(t.chain ? { via: t.chain } : {}), evidence: epEvidence });
     });
     if (balancing.targets.length === 0) problems.push(`${balancing.chain.name} has no numgen rule choosing an endpoint`);
   }
@@ -896,46 +878,61 @@ function buildServicePort(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   [...affinitySets].forEach((s, i) => (ownChains[`affinity${i}`] = s));
   if (affinityRules.length > 0 && affinity === undefined) affinity = 10800;
 
-  // State.
-  let state: ServiceState = 'healthy';
+  // What the dumps say about traffic without endpoints; the builder derives the state.
   const rejects = entries.some((e) => e.noEndpointVerdict !== undefined && e.noEndpointVerdict !== 'drop') || (g.nodePortNoEndpoint !== undefined && g.nodePortNoEndpoint !== 'drop');
-  if (rejects) state = 'no-endpoints';
-  else if (internalDrop || externalDrop) state = 'no-local-endpoints';
-  else if (endpoints.length === 0) state = g.missingTargets ? 'partial' : 'no-endpoints';
+  const noEndpoints: NoEndpointFact[] = [];
+  if (rejects) noEndpoints.push({ scope: 'all', verdict: 'reject' });
+  if (internalDrop || externalDrop) noEndpoints.push({ scope: 'local', verdict: 'drop' });
   if (rejects && (internalDrop || externalDrop)) {
     problems.push('the no-endpoint maps both reject (no endpoints at all) and drop (no local endpoints) this Service port: kube-proxy writes one or the other');
   }
   if (rejects && endpoints.length > 0) problems.push('no-endpoint maps reject this Service port although it has endpoints');
-  if (!balancing && !rejects && !internalDrop && !externalDrop && !g.missingTargets) {
+  for (const chain of g.absentTargets) absences.push({ code: 'service-chain-absent', chain });
+  if (!balancing && !rejects && !internalDrop && !externalDrop && g.absentTargets.length === 0) {
     problems.push('no service or local chain and no no-endpoint element: kube-proxy wrote nothing that delivers or rejects this traffic');
   }
-  if (state === 'healthy' && problems.length > 0) state = 'partial';
 
-  const serviceId = identity ? `${servicePortName(identity.namespace, identity.name, identity.portName)}/${protocol}` : `${clusterIP ?? '?'}:${port ?? 0}/${protocol}`;
-  port ??= 0;
-  return {
-    id: serviceId,
-    namespace: identity?.namespace ?? null,
-    name: identity?.name ?? null,
-    portName: identity ? identity.portName : null,
-    protocol,
-    port,
-    clusterIP: clusterIP ?? null,
-    nodePort: g.nodePort ?? null,
-    externalIPs: [...externalIPs].sort(),
-    loadBalancerIPs: [...loadBalancerIPs].sort(),
-    loadBalancerSourceRanges: [...sourceRanges].sort(),
-    externalTrafficPolicy,
-    internalTrafficPolicy,
-    sessionAffinity: affinity !== undefined ? { timeoutSeconds: affinity } : null,
-    state,
-    endpoints,
+  const frontEnds = nftFrontEnds(g, clusterIP, externalIPs, loadBalancerIPs);
+  // A cluster IP known only from the masquerade rule (no map element names it).
+  if (clusterIP !== undefined && !frontEnds.some((f) => f.kind === 'cluster-ip')) {
+    const masqChain = svcRead?.masq ? svcChain : localChain;
+    const ev = masq && masqChain ? ruleEvidence(ctx, masqChain, masq.rule) : evidence[0];
+    if (ev) frontEnds.unshift({ kind: 'cluster-ip', ip: clusterIP, port: port ?? null, evidence: ev });
+  }
+  const facts: ServiceFacts = {
     mode: 'nftables',
     family: ctx.family,
-    identifiedBy,
-    chains: ownChains,
+    anchor: g.key,
+    ...(identity ? { identity: { ...identity, by: identifiedBy === 'hash' ? ('hash' as const) : ('set-comment' as const) } } : {}),
+    ...(protocol ? { protocol } : {}),
+    ...(port !== undefined ? { port } : {}),
+    frontEnds,
+    sourceRanges: [...sourceRanges].sort(),
+    externalTrafficPolicy,
+    internalTrafficPolicy,
+    ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
+    targets,
+    noEndpoints,
+    absences,
+    problems: [...new Set(problems)].map((text) => problem('nft-text', { text })),
+    owned: Object.entries(ownChains).map(([key, name]): OwnedObject => ({ role: key.replace(/\d+$/, '') as OwnedObject['role'], name })),
+    hashClaims: [],
     hashVerified,
-    problems: [...new Set(problems)],
     evidence,
   };
+  return buildServicePort(facts, ctx.locality);
+}
+
+/** Every address (and the NodePort) that dispatches to the Service port, with its map element. */
+function nftFrontEnds(g: Group, clusterIP: string | undefined, externalIPs: ReadonlySet<string>, loadBalancerIPs: ReadonlySet<string>): FrontEnd[] {
+  const out: FrontEnd[] = [];
+  const fallback = g.evidence[0];
+  for (const e of g.ips.values()) {
+    const evidence = e.evidence ?? fallback;
+    if (!evidence) continue;
+    const kind = e.ip === clusterIP ? 'cluster-ip' : loadBalancerIPs.has(e.ip) ? 'load-balancer-ip' : externalIPs.has(e.ip) ? 'external-ip' : undefined;
+    if (kind) out.push({ kind, ip: e.ip, port: g.port ?? null, evidence });
+  }
+  if (g.nodePort !== undefined && fallback) out.push({ kind: 'node-port', ip: null, port: g.nodePort, evidence: g.nodePortEvidence ?? fallback });
+  return out;
 }

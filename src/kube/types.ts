@@ -4,9 +4,13 @@
  * The JSON form of ServicePort is the stable `kpx services -o json` schema (docs in README).
  */
 
+import type { FrontEnd, OwnedObject } from './facts.js';
+import type { ServiceProblem } from './problems.js';
+
 export type Protocol = 'tcp' | 'udp' | 'sctp';
 export type TrafficPolicy = 'Cluster' | 'Local';
-export type ServiceState = 'healthy' | 'no-endpoints' | 'no-local-endpoints' | 'partial';
+/** `unknown`: the dumps hold too little to tell (endpoint chains cut out, a truncated table). */
+export type ServiceState = 'healthy' | 'no-endpoints' | 'no-local-endpoints' | 'partial' | 'unknown';
 export type ProxyModeName = 'iptables' | 'ipvs' | 'nftables';
 
 /** A line of a dump that is evidence for something kpx says. */
@@ -38,7 +42,8 @@ export interface ServicePort {
   readonly namespace: string | null;
   readonly name: string | null;
   readonly portName: string | null;
-  readonly protocol: Protocol;
+  /** null when neither the rules nor the chain hash say. */
+  readonly protocol: Protocol | null;
   readonly port: number;
   readonly clusterIP: string | null;
   readonly nodePort: number | null;
@@ -54,12 +59,18 @@ export interface ServicePort {
   readonly family: 4 | 6;
   /** How the Service's name was found. */
   readonly identifiedBy: 'comment' | 'hash' | 'set-comment' | 'address';
-  /** Chains (or sets, virtual servers) this Service port owns, by role. */
+  /** Chains (or sets, virtual servers) this Service port owns, by role: the JSON form of `owned`. */
   readonly chains: Readonly<Record<string, string>>;
+  /** The same, typed (not in the JSON). */
+  readonly owned: readonly OwnedObject[];
+  /** Every address that dispatches here, each with its claiming line (not in the JSON). */
+  readonly frontEnds: readonly FrontEnd[];
+  /** A mode-specific name unique among the Service ports (not in the JSON). */
+  readonly anchor: string;
   /** Whether chain names match base32(sha256(servicePortName+protocol)); null when not checkable. */
   readonly hashVerified: boolean | null;
   /** Why the state is not healthy, and other inconsistencies found while resolving. */
-  readonly problems: readonly string[];
+  readonly problems: readonly ServiceProblem[];
   readonly evidence: readonly Evidence[];
 }
 
@@ -78,16 +89,16 @@ export interface Resolution {
   readonly services: readonly ServicePort[];
   readonly others: readonly ForeignObject[];
   /** Problems not tied to one Service (e.g. an IPVS virtual server with no ipset entry). */
-  readonly problems: readonly { readonly message: string; readonly evidence: readonly Evidence[] }[];
+  readonly problems: readonly { readonly problem: ServiceProblem; readonly evidence: readonly Evidence[] }[];
 }
 
 export function servicePortKey(s: Pick<ServicePort, 'namespace' | 'name' | 'portName' | 'protocol'>): string {
-  return `${s.namespace ?? ''}/${s.name ?? ''}:${s.portName ?? ''}/${s.protocol}`;
+  return `${s.namespace ?? ''}/${s.name ?? ''}:${s.portName ?? ''}/${s.protocol ?? '?'}`;
 }
 
 /** Sort as the JSON schema promises: namespace, name, portName, protocol (nulls last), then port. */
 export function compareServicePorts(a: ServicePort, b: ServicePort): number {
-  const k = (s: ServicePort) => [s.namespace ?? '\uffff', s.name ?? '\uffff', s.portName ?? '', s.protocol, String(s.port).padStart(5, '0'), s.clusterIP ?? ''];
+  const k = (s: ServicePort) => [s.namespace ?? '\uffff', s.name ?? '\uffff', s.portName ?? '', s.protocol ?? '\uffff', String(s.port).padStart(5, '0'), s.clusterIP ?? ''];
   const ka = k(a);
   const kb = k(b);
   for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;

@@ -109,7 +109,7 @@ export class Redactor {
       addSvc(s.namespace, s.name, s.portName);
       const spn = servicePortName(s.namespace, s.name, s.portName);
       for (const e of s.endpoints) {
-        if (!e.via?.startsWith('KUBE-SEP-') || e.port === null) continue;
+        if (!e.via?.startsWith('KUBE-SEP-') || e.port === null || s.protocol === null) continue;
         const h = e.via.slice('KUBE-SEP-'.length);
         if (endpointHash(spn, s.protocol, joinHostPort(e.ip, e.port)) === h) {
           this.sepHashes.set(h, { namespace: s.namespace, name: s.name, portName: s.portName, protocol: s.protocol, ip: e.ip, port: e.port });

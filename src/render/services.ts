@@ -4,6 +4,7 @@ import type { Resolution, ServicePort } from '../kube/types.js';
 import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import type { Colors } from './colors.js';
+import { problemText } from './problems.js';
 
 export function serviceLabel(s: ServicePort): string {
   if (s.namespace === null || s.name === null) return `(unnamed) ${formatHostPort(s.clusterIP ?? '?', s.port)}`;
@@ -38,6 +39,8 @@ function stateText(s: ServicePort, c: Colors): string {
       return c.green('healthy');
     case 'partial':
       return c.yellow('partial');
+    case 'unknown':
+      return c.yellow('unknown');
     default:
       return c.red(s.state);
   }
@@ -80,7 +83,7 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
   }
   if (s.problems.length) {
     lines.push(`  ${c.yellow('problems')}`);
-    for (const p of s.problems) lines.push(`    - ${printable(p, 200)}`);
+    for (const p of s.problems) lines.push(`    - ${printable(problemText(p), 200)}`);
   }
   lines.push(`  ${c.bold('evidence')}`);
   const seen = new Set<string>();
@@ -99,9 +102,11 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
  * `services -o json` prints `{ services, others, problems }` with each Service port so.
  */
 export function serviceJson(s: ServicePort, withEvidence: boolean): Record<string, unknown> {
-  const { evidence, endpoints, ...rest } = s;
+  // owned, frontEnds and anchor are the typed forms of chains and the address fields.
+  const { evidence, endpoints, owned: _owned, frontEnds: _frontEnds, anchor: _anchor, problems, ...rest } = s;
   return {
     ...rest,
+    problems: problems.map(problemText),
     endpoints: endpoints.map(({ evidence: epEvidence, ...e }) => (withEvidence ? { ...e, evidence: epEvidence } : e)),
     ...(withEvidence ? { evidence } : {}),
   };

@@ -4,6 +4,7 @@
  * asked for. Built as a small document model, then rendered; every piece of dump text is
  * escaped for the target format (HTML entities; Markdown table/inline escaping).
  */
+import { problemText } from '../render/problems.js';
 import { policySummary, serviceType } from '../render/services.js';
 import type { Resolution, ServicePort } from '../kube/types.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
@@ -122,7 +123,7 @@ export async function reportBlocks(snapshot: NodeSnapshot, res: Resolution, opts
         policySummary(s),
         `${s.endpoints.length} (${s.endpoints.filter((e) => e.local === true).length})`,
         s.state,
-        s.problems.join('; '),
+        s.problems.map(problemText).join('; '),
       ]),
     });
   }

@@ -12,6 +12,9 @@ import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveIpvs } from '../../src/kube/resolve-ipvs.js';
 import { virtualServerKey } from '../../src/model/ipvs.js';
 import type { Resolution, ServicePort } from '../../src/kube/types.js';
+import { problemText } from '../../src/render/problems.js';
+
+const texts = (s: Pick<ServicePort, 'problems'>) => s.problems.map(problemText);
 
 const ipvsFile = (name: string) => join(corpusDir(), 'ipvs', `${name}.ipvs`);
 const ipsetFile = (name: string) => join(corpusDir(), 'ipset', `${name}.ipset`);
@@ -89,7 +92,7 @@ describe('other IPVS samples (ipvsadm only)', () => {
     // NodePort 32429's ClusterIP virtual server is not in this fragment.
     const orphan = r.services.find((s) => s.id === '*:32429/tcp')!;
     expect(orphan).toMatchObject({ clusterIP: null, nodePort: 32429, port: 0 });
-    expect(orphan.problems[0]).toBe('NodePort 32429/tcp: no ClusterIP virtual server with matching real servers; shown on its own');
+    expect(texts(orphan)[0]).toBe('NodePort 32429/tcp: no ClusterIP virtual server with matching real servers; shown on its own');
     expect(r.services.map((s) => s.id)).toEqual(['*:32429/tcp', '10.254.20.57:1/tcp', '10.254.0.2:53/tcp', '10.254.0.1:443/tcp', '10.254.9.36:443/tcp']);
   });
 
@@ -98,7 +101,7 @@ describe('other IPVS samples (ipvsadm only)', () => {
     const np = r.services.find((s) => s.nodePort === 32470)!;
     expect(np.clusterIP).toBeNull();
     expect(Object.keys(np.chains)).toEqual(['node-port/172.17.0.1', 'node-port/172.18.0.1', 'node-port/172.19.0.1', 'node-port/192.168.5.100']);
-    expect(np.problems[0]).toBe('NodePort 32470/tcp could belong to 2 ClusterIP virtual servers with the same real servers (TCP/10.104.59.61:80, TCP/10.105.243.201:80); shown on its own');
+    expect(texts(np)[0]).toBe('NodePort 32470/tcp could belong to 2 ClusterIP virtual servers with the same real servers (TCP/10.104.59.61:80, TCP/10.105.243.201:80); shown on its own');
     expect(eps(np)).toEqual(['172.17.0.3:80 p=0.500 local=null', '172.17.0.4:80 p=0.500 local=null']);
     expect(r.services.filter((s) => s.clusterIP !== null).map((s) => s.id).sort()).toEqual(
       ['10.104.59.61:80/tcp', '10.105.243.201:80/tcp', '10.96.0.1:443/tcp', '10.96.0.10:53/tcp', '10.96.0.10:53/udp', '10.96.0.10:9153/tcp'].sort(),
@@ -110,7 +113,7 @@ describe('other IPVS samples (ipvsadm only)', () => {
     const sctp = r.services.find((s) => s.protocol === 'sctp')!;
     expect(sctp).toMatchObject({ clusterIP: '10.103.164.9', port: 1000, nodePort: 31514, internalTrafficPolicy: 'Local' });
     expect(eps(sctp)).toEqual(['20.20.195.135:1000 p=0.333 local=null', '20.20.195.136:1000 p=0.333 local=null', '20.20.195.137:1000 p=0.333 local=null']);
-    expect(sctp.problems).toEqual(['internalTrafficPolicy Local inferred: SCTP/10.103.164.9:1000 has fewer real servers than SCTP/10.0.2.15:31514']);
+    expect(texts(sctp)).toEqual(['internalTrafficPolicy Local inferred: SCTP/10.103.164.9:1000 has fewer real servers than SCTP/10.0.2.15:31514']);
     expect(r.services).toHaveLength(6);
   });
 
@@ -136,7 +139,7 @@ describe('other IPVS samples (ipvsadm only)', () => {
     const r = resolveIpvs(await loadSnapshot([ipvsFile('keepalived-605-named-ports-route')]));
     expect(r.services).toHaveLength(1);
     expect(eps(r.services[0])).toEqual(['192.168.2.2:80 p=0.000 local=null', '192.168.2.254:80 p=1.000 local=null']);
-    expect(r.services[0].problems).toEqual(['1 of 2 real servers have weight 0 (draining: no new connections)']);
+    expect(texts(r.services[0])).toEqual(['1 of 2 real servers have weight 0 (draining: no new connections)']);
   });
 
   it('kube-router ipsets are attributed to kube-router', async () => {

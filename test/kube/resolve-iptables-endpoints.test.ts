@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveIptables } from '../../src/kube/resolve-iptables.js';
 import { loadSnapshot } from '../../src/load/snapshot.js';
+import { problemText } from '../../src/render/problems.js';
+const texts = (ps: readonly Parameters<typeof problemText>[0][]) => ps.map(problemText);
 
 /** The kind sample, with a third (unreachable) jump of kube-dns:dns to its first SEP chain and an unused SEP chain. */
 function editedKindSample(): string {
@@ -46,7 +48,7 @@ describe('SEP chains shared between endpoints', () => {
     expect(dns.endpoints[2].evidence.map((v) => v.where)).toEqual(['nat/KUBE-SVC-TCOU7JCQXEZGVUNU', 'nat/KUBE-SEP-6E7XQMQ4RAYOWTTM', 'nat/KUBE-SEP-6E7XQMQ4RAYOWTTM']);
     expect(dns.chains).toEqual({ svc: 'KUBE-SVC-TCOU7JCQXEZGVUNU', sep0: 'KUBE-SEP-6E7XQMQ4RAYOWTTM', sep1: 'KUBE-SEP-WXWGHGKZOCNYRYI7' });
     expect(dns.evidence.map((v) => v.line)).toEqual([lineOf('-A KUBE-SERVICES -d 10.96.0.10/32 -p udp'), lineOf('-A KUBE-SVC-TCOU7JCQXEZGVUNU !'), ...jumps]);
-    expect(dns.problems[0]).toBe('endpoint rule 3 of KUBE-SVC-TCOU7JCQXEZGVUNU can never be reached (an earlier rule takes every packet)');
+    expect(texts(dns.problems)[0]).toBe('endpoint rule 3 of KUBE-SVC-TCOU7JCQXEZGVUNU can never be reached (an earlier rule takes every packet)');
     expect(dns.state).toBe('partial');
     expect(dns.hashVerified).toBe(true);
 

@@ -38,7 +38,7 @@ function compareWithTruth(node: GeneratedNode) {
   const mismatches: string[] = [];
   const got = res.services.filter((s) => s.family === 4 || s.family === 6);
   if (got.length !== node.truth.services.length) mismatches.push(`count: got ${got.length}, truth ${node.truth.services.length}`);
-  const key = (s: { namespace: string | null; name: string | null; portName: string | null; protocol: string }) => `${s.namespace}/${s.name}:${s.portName}/${s.protocol}`;
+  const key = (s: { namespace: string | null; name: string | null; portName: string | null; protocol: string | null }) => `${s.namespace}/${s.name}:${s.portName}/${s.protocol}`;
   const byKey = new Map(got.map((s) => [key(s), s]));
   for (const truth of node.truth.services) {
     const t = nodeView(truth);

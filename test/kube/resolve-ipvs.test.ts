@@ -8,11 +8,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/load/snapshot.js';
-import { ownerOf, parseServicePortComment, resolveIpvs } from '../../src/kube/resolve-ipvs.js';
+import { parseServicePortComment, resolveIpvs } from '../../src/kube/resolve-ipvs.js';
 import type { Resolution, ServicePort } from '../../src/kube/types.js';
 import { generateCluster } from '../../src/generate/cluster.js';
 import { writeBundle } from '../../src/generate/bundle.js';
 import type { TruthService } from '../../src/generate/truth.js';
+import { problemText } from '../../src/render/problems.js';
+import { chainOwner } from '../../src/kube/owner.js';
+const texts = (ps: readonly Parameters<typeof problemText>[0][]) => ps.map(problemText);
+const messages = <E,>(ps: readonly { problem: Parameters<typeof problemText>[0]; evidence: readonly E[] }[]) => ps.map((p) => ({ message: problemText(p.problem), evidence: p.evidence }));
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ipvs-mode/${name}`, import.meta.url));
 
@@ -136,7 +140,7 @@ describe('resolveIpvs: every Service shape (fixtures/ipvs-mode/shapes, hand-made
     const sec = byId(r, 'default/secure:https/tcp');
     expect(sec).toMatchObject({ nodePort: 31443, externalTrafficPolicy: 'Local', state: 'no-local-endpoints', identifiedBy: 'set-comment' });
     expect(eps(sec)).toEqual(['10.244.2.8:8443 p=1.000 local=false']);
-    expect(sec.problems).toEqual(['externalTrafficPolicy Local and no local real server behind TCP/10.244.1.1:31443, TCP/192.168.1.10:31443']);
+    expect(texts(sec.problems)).toEqual(['externalTrafficPolicy Local and no local real server behind TCP/10.244.1.1:31443, TCP/192.168.1.10:31443']);
   });
 
   it('SCTP NodePort from KUBE-NODE-PORT-SCTP-HASH', () => {
@@ -149,7 +153,7 @@ describe('resolveIpvs: every Service shape (fixtures/ipvs-mode/shapes, hand-made
     expect(byId(r, '10.96.100.6:80/tcp')).toMatchObject({ state: 'no-endpoints', endpoints: [] });
     const drain = byId(r, '10.96.100.7:80/tcp');
     expect(drain.state).toBe('partial');
-    expect(drain.problems).toEqual(['all real servers have weight 0 (draining)']);
+    expect(texts(drain.problems)).toEqual(['all real servers have weight 0 (draining)']);
     expect(drain.endpoints.map((e) => [e.weight, e.probability])).toEqual([
       [0, 0],
       [0, 0],
@@ -157,7 +161,7 @@ describe('resolveIpvs: every Service shape (fixtures/ipvs-mode/shapes, hand-made
     const some = byId(r, '10.96.100.8:80/tcp');
     expect(some.state).toBe('healthy');
     expect(eps(some)).toEqual(['10.244.1.10:80 p=0.000 local=true', '10.244.2.10:80 p=1.000 local=false']);
-    expect(some.problems).toEqual(['1 of 2 real servers have weight 0 (draining: no new connections)']);
+    expect(texts(some.problems)).toEqual(['1 of 2 real servers have weight 0 (draining: no new connections)']);
   });
 
   it('others: ipsets and chains with their owners; iptables-mode KUBE-SVC chains and built-ins are not listed', () => {
@@ -195,28 +199,28 @@ describe('resolveIpvs: consistency problems (fixtures/ipvs-mode/problems, hand-m
 
   it('a virtual server in no ipset and not on kube-ipvs0', () => {
     const stale = byId(r, '10.96.200.1:80/tcp');
-    expect(stale.problems).toEqual([
+    expect(texts(stale.problems)).toEqual([
       'virtual server TCP/10.96.200.1:80 has no entry in KUBE-CLUSTER-IP, KUBE-EXTERNAL-IP or KUBE-LOAD-BALANCER: kube-proxy did not create it or has since forgotten it (stale)',
       'VIP 10.96.200.1 of virtual server TCP/10.96.200.1:80 is not bound on kube-ipvs0: packets to it are not delivered locally, so IPVS never sees them',
     ]);
     const line = lineOf(ipvsFile, 'TCP  10.96.200.1:80');
-    for (const m of stale.problems) {
-      expect(r.problems).toContainEqual({ message: m, evidence: [{ file: ipvsFile, line, text: 'TCP  10.96.200.1:80 rr', where: 'TCP/10.96.200.1:80' }] });
+    for (const m of texts(stale.problems)) {
+      expect(messages(r.problems)).toContainEqual({ message: m, evidence: [{ file: ipvsFile, line, text: 'TCP  10.96.200.1:80 rr', where: 'TCP/10.96.200.1:80' }] });
     }
   });
 
   it('set entries and kube-ipvs0 addresses without a virtual server, fwmark services', () => {
-    const msgs = r.problems.map((p) => p.message);
+    const msgs = messages(r.problems).map((p) => p.message);
     expect(msgs).toContain('KUBE-CLUSTER-IP entry 10.96.200.2,tcp:80 has no virtual server: traffic to it is accepted by iptables but not load-balanced');
     expect(msgs).toContain('KUBE-NODE-PORT-TCP holds NodePort 30999 but no TCP virtual server listens on port 30999');
     expect(msgs).toContain('kube-ipvs0 holds 10.96.200.3 but no virtual server uses it: the node accepts packets for it and answers nothing (or a host process does)');
     expect(msgs).toContain('firewall-mark virtual server FWM/7 is not a kube-proxy Service (kube-proxy creates no fwmark services); not resolved');
     expect(msgs).toHaveLength(6);
-    expect(r.problems.find((p) => p.message.includes('10.96.200.2'))!.evidence).toEqual([
+    expect(messages(r.problems).find((p) => p.message.includes('10.96.200.2'))!.evidence).toEqual([
       { file: ipsetFile, line: lineOf(ipsetFile, '10.96.200.2,tcp:80'), text: '10.96.200.2,tcp:80', where: 'KUBE-CLUSTER-IP' },
     ]);
-    expect(r.problems.find((p) => p.message.includes('30999'))!.evidence[0]).toMatchObject({ line: lineOf(ipsetFile, '30999'), where: 'KUBE-NODE-PORT-TCP' });
-    expect(r.problems.find((p) => p.message.includes('10.96.200.3'))!.evidence[0]).toMatchObject({ text: 'inet 10.96.200.3/32 scope global kube-ipvs0', where: 'kube-ipvs0' });
+    expect(messages(r.problems).find((p) => p.message.includes('30999'))!.evidence[0]).toMatchObject({ line: lineOf(ipsetFile, '30999'), where: 'KUBE-NODE-PORT-TCP' });
+    expect(messages(r.problems).find((p) => p.message.includes('10.96.200.3'))!.evidence[0]).toMatchObject({ text: 'inet 10.96.200.3/32 scope global kube-ipvs0', where: 'kube-ipvs0' });
     expect(r.others).toContainEqual({ kind: 'virtual-server', name: 'FWM/7', owner: 'unknown', file: ipvsFile, line: lineOf(ipvsFile, 'FWM  7') });
     expect(r.services.some((s) => s.id.includes('FWM'))).toBe(false);
   });
@@ -224,7 +228,7 @@ describe('resolveIpvs: consistency problems (fixtures/ipvs-mode/problems, hand-m
   it('a NodePort whose real servers match two ClusterIPs stays on its own, with the candidates', () => {
     const np = byId(r, '*:30555/tcp');
     expect(np).toMatchObject({ clusterIP: null, nodePort: 30555, port: 0, identifiedBy: 'address', state: 'healthy' });
-    expect(np.problems[0]).toBe('NodePort 30555/tcp could belong to 2 ClusterIP virtual servers with the same real servers (TCP/10.96.201.1:80, TCP/10.96.201.2:80); shown on its own');
+    expect(texts(np.problems)[0]).toBe('NodePort 30555/tcp could belong to 2 ClusterIP virtual servers with the same real servers (TCP/10.96.201.1:80, TCP/10.96.201.2:80); shown on its own');
     expect(byId(r, '10.96.201.1:80/tcp').nodePort).toBeNull();
     expect(byId(r, '10.96.201.2:80/tcp').nodePort).toBeNull();
   });
@@ -249,11 +253,11 @@ describe('resolveIpvs: without ipsets or ip addr (fixtures/ipvs-mode/inferred, h
     expect(a).toMatchObject({ nodePort: 30001, internalTrafficPolicy: 'Local', externalTrafficPolicy: 'Cluster', state: 'healthy' });
     // Cluster-policy endpoints come from the NodePort (the ClusterIP only has the local one).
     expect(eps(a)).toEqual(['10.244.1.5:80 p=0.500 local=null', '10.244.2.5:80 p=0.500 local=null']);
-    expect(a.problems).toEqual(['internalTrafficPolicy Local inferred: TCP/10.96.50.1:80 has fewer real servers than TCP/192.168.1.10:30001']);
+    expect(texts(a.problems)).toEqual(['internalTrafficPolicy Local inferred: TCP/10.96.50.1:80 has fewer real servers than TCP/192.168.1.10:30001']);
     const b = byId(r, '10.96.50.2:80/tcp');
     expect(b).toMatchObject({ nodePort: 30002, internalTrafficPolicy: 'Cluster', externalTrafficPolicy: 'Local', state: 'healthy' });
     expect(eps(b)).toEqual(['10.244.1.6:80 p=0.500 local=null', '10.244.2.6:80 p=0.500 local=null']);
-    expect(b.problems).toEqual(['externalTrafficPolicy Local inferred: the external virtual servers have only some of the ClusterIP real servers (no -LOCAL ipset in the dumps)']);
+    expect(texts(b.problems)).toEqual(['externalTrafficPolicy Local inferred: the external virtual servers have only some of the ClusterIP real servers (no -LOCAL ipset in the dumps)']);
     expect(r.problems).toEqual([]);
   });
 });
@@ -265,8 +269,8 @@ describe('helpers', () => {
     expect(parseServicePortComment('Kubernetes service cluster ip + port for masquerade purpose')).toBeUndefined();
     expect(parseServicePortComment(undefined)).toBeUndefined();
   });
-  it('ownerOf', () => {
-    expect(['KUBE-LOOP-BACK', 'cali-FORWARD', 'CILIUM_FORWARD', 'DOCKER-USER', 'KIND-MASQ-AGENT', 'FLANNEL-FWD', 'kube-router-service-ips', 'f2b-sshd'].map(ownerOf)).toEqual([
+  it('chainOwner (the one ownership module) names ipsets and chains of every agent', () => {
+    expect(['KUBE-LOOP-BACK', 'cali-FORWARD', 'CILIUM_FORWARD', 'DOCKER-USER', 'KIND-MASQ-AGENT', 'FLANNEL-FWD', 'kube-router-service-ips', 'f2b-sshd'].map(chainOwner)).toEqual([
       'kube-proxy',
       'calico',
       'cilium',
@@ -274,7 +278,7 @@ describe('helpers', () => {
       'kind',
       'flannel',
       'kube-router',
-      'unknown',
+      'fail2ban',
     ]);
   });
 });
@@ -322,14 +326,14 @@ describe.each([
 
   it('writes consistent dumps: no resolution problems, every ClusterIP resolved once', () => {
     expect(r.problems).toEqual([]);
-    const ids = r.services.filter((s) => s.clusterIP).map((s) => hp(s.clusterIP!, s.port, s.protocol));
+    const ids = r.services.filter((s) => s.clusterIP).map((s) => hp(s.clusterIP!, s.port, s.protocol!));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual(truth.map((t) => hp(t.clusterIP, t.port, t.protocol)).sort());
     expect(r.services.every((s) => s.family === family && s.mode === 'ipvs')).toBe(true);
   });
 
   it('matches the truth exactly on every determinable Service port', () => {
-    const mine = new Map(r.services.filter((s) => s.clusterIP).map((s) => [hp(s.clusterIP!, s.port, s.protocol), s]));
+    const mine = new Map(r.services.filter((s) => s.clusterIP).map((s) => [hp(s.clusterIP!, s.port, s.protocol!), s]));
     const pick = (x: TruthService | ServicePort) => ({
       protocol: x.protocol,
       port: x.port,
@@ -349,7 +353,7 @@ describe.each([
   });
 
   it('never attaches an external address to the wrong Service; the others are shown on their own with the reason', () => {
-    const mine = new Map(r.services.filter((s) => s.clusterIP).map((s) => [hp(s.clusterIP!, s.port, s.protocol), s]));
+    const mine = new Map(r.services.filter((s) => s.clusterIP).map((s) => [hp(s.clusterIP!, s.port, s.protocol!), s]));
     for (const t of truth) {
       const s = mine.get(hp(t.clusterIP, t.port, t.protocol))!;
       // What is attached is right…
@@ -361,7 +365,7 @@ describe.each([
       if (t.nodePort !== null && s.nodePort === null) {
         const alone = standalone((x) => x.nodePort === t.nodePort);
         expect(alone, `NodePort ${t.nodePort}`).toHaveLength(1);
-        expect(alone[0].problems[0]).toMatch(/^NodePort \d+\/\w+ (could belong to \d+ ClusterIP virtual servers|: no ClusterIP)/);
+        expect(texts(alone[0].problems)[0]).toMatch(/^NodePort \d+\/\w+ (could belong to \d+ ClusterIP virtual servers|: no ClusterIP)/);
       }
       for (const ip of t.externalIPs.filter((x) => !s.externalIPs.includes(x))) {
         expect(standalone((x) => x.externalIPs.includes(ip) && x.port === t.port), `externalIP ${ip}`).toHaveLength(1);
@@ -373,7 +377,7 @@ describe.each([
   });
 
   it('internalTrafficPolicy Local without external access: the ClusterIP shows exactly the local endpoints', () => {
-    const mine = new Map(r.services.filter((s) => s.clusterIP).map((s) => [hp(s.clusterIP!, s.port, s.protocol), s]));
+    const mine = new Map(r.services.filter((s) => s.clusterIP).map((s) => [hp(s.clusterIP!, s.port, s.protocol!), s]));
     const internal = truth.filter((t) => t.internalTrafficPolicy === 'Local' && t.nodePort === null && t.externalIPs.length === 0 && t.loadBalancerIPs.length === 0);
     expect(internal.length).toBeGreaterThan(0);
     for (const t of internal) {

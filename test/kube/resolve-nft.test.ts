@@ -2,10 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isKubeProxyNftTable, nftNameHash, nftTableOwner, parseNftObjectName, resolveNft } from '../../src/kube/resolve-nft.js';
+import { isKubeProxyNftTable, nftNameHash, parseNftObjectName, resolveNft } from '../../src/kube/resolve-nft.js';
 import type { Resolution, ServicePort } from '../../src/kube/types.js';
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { generateCluster, SHAPES, writeBundle, type TruthService } from '../../src/generate/index.js';
+import { problemText } from '../../src/render/problems.js';
+import { nftTableOwner } from '../../src/kube/owner.js';
+const texts = (ps: readonly Parameters<typeof problemText>[0][]) => ps.map(problemText);
+const messages = <E,>(ps: readonly { problem: Parameters<typeof problemText>[0]; evidence: readonly E[] }[]) => ps.map((p) => ({ message: problemText(p.problem), evidence: p.evidence }));
 
 const fx = (name: string) => join('test', 'fixtures', 'nft-mode', name);
 
@@ -201,16 +205,17 @@ describe('resolveNft on hand-written fixtures', () => {
   it('broken: every consistency problem is reported with evidence', async () => {
     const r = await resolveFixture('broken.nft');
     const missing = svc(r, 'broken/missing:http/tcp');
-    expect(missing.state).toBe('partial');
-    expect(missing.problems).toEqual([`service-ips element 10.96.0.60 . tcp . 80 goes to service-${nftNameHash('broken/missing/tcp/http')}-broken/missing/tcp/http, which is not in the dump`]);
+    // The service chain is not in the dump: its endpoints are unknown (not partial, not no-endpoints).
+    expect(missing.state).toBe('unknown');
+    expect(missing.problems).toEqual([{ code: 'service-chain-absent', chain: `service-${nftNameHash('broken/missing/tcp/http')}-broken/missing/tcp/http` }]);
     expect(missing.evidence[0]).toMatchObject({ line: 6, text: expect.stringContaining('10.96.0.60 . tcp . 80 : goto service-') });
 
     const holes = svc(r, 'broken/holes:http/tcp');
     expect(holes.state).toBe('partial');
-    expect(holes.problems.some((p) => /numgen random mod 3 never yields 5/.test(p))).toBe(true);
-    expect(holes.problems.some((p) => /has no entry for 2: 33\.33% of new connections get no endpoint/.test(p))).toBe(true);
-    expect(holes.problems.some((p) => /__10\.244\.2\.61\/8080 has no dnat rule/.test(p))).toBe(true);
-    expect(holes.problems.some((p) => /__10\.244\.2\.62\/8080, which is not in the dump/.test(p))).toBe(true);
+    expect(texts(holes.problems).some((p) => /numgen random mod 3 never yields 5/.test(p))).toBe(true);
+    expect(texts(holes.problems).some((p) => /has no entry for 2: 33\.33% of new connections get no endpoint/.test(p))).toBe(true);
+    expect(texts(holes.problems).some((p) => /__10\.244\.2\.61\/8080 has no dnat rule/.test(p))).toBe(true);
+    expect(texts(holes.problems).some((p) => /__10\.244\.2\.62\/8080, which is not in the dump/.test(p))).toBe(true);
     // Endpoints still listed, from the chain names, with their real shares (1/3 each, 1/3 lost).
     expect(eps(holes)).toEqual([
       ['10.244.2.61', 8080, 0.3333333333, false],
@@ -220,11 +225,11 @@ describe('resolveNft on hand-written fixtures', () => {
     const bad = svc(r, 'broken/badhash:http/tcp');
     expect(bad.hashVerified).toBe(false);
     expect(bad.state).toBe('partial');
-    expect(bad.problems[0]).toMatch(/hash BADHASH2 does not match its name \(expected [A-Z2-7]{8}\)/);
-    expect(bad.problems[1]).toMatch(/named for 10\.244\.2\.63\/8080 but DNATs to 10\.244\.2\.99:8080/);
+    expect(texts(bad.problems)[0]).toMatch(/hash BADHASH2 does not match its name \(expected [A-Z2-7]{8}\)/);
+    expect(texts(bad.problems)[1]).toMatch(/named for 10\.244\.2\.63\/8080 but DNATs to 10\.244\.2\.99:8080/);
     expect(eps(bad)).toEqual([['10.244.2.99', 8080, 1, false]]);
 
-    expect(r.problems.map((p) => [p.message.replace(/-[A-Z2-7]{8}-/, '-H-'), p.evidence[0]?.line])).toEqual([
+    expect(messages(r.problems).map((p) => [p.message.replace(/-[A-Z2-7]{8}-/, '-H-'), p.evidence[0]?.line])).toEqual([
       ['service-ips element 10.96.0.63 . tcp . 80 goes to mark-for-masquerade, which is not a Service chain', 9],
       ['chain service-H-broken/stale/tcp/http is not reached from any base chain or map element (empty: a stale chain kube-proxy flushed and deletes about a second later)', 44],
       ['chain endpoint-H-broken/stale/tcp/http__10.244.2.64/8080 is not reached from any base chain or map element', 48],

@@ -17,6 +17,7 @@ import {
   nftListing,
 } from '../../src/generate/index.js';
 import { KIND, lineOf, lintFiles, of, replaceOnce } from './helpers.js';
+import { duplicateVipDump, SECOND_CLAIM } from '../fixtures/duplicate-vip/kind-duplicate-vip.js';
 
 const kindOnly = () => lintFiles({ 'kind.txt': KIND });
 
@@ -153,6 +154,18 @@ describe('duplicate-service-vip', () => {
     const f = of(await lintFiles({ 'kind.txt': text }), 'duplicate-service-vip');
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ severity: 'error', service: 'default/other:https', line: lineOf(text, 'default/other:https cluster IP'), message: '10.96.0.1:443/tcp is claimed by default/other:https and by default/kubernetes:https: only default/kubernetes:https receives the traffic' });
+  });
+  it('finds a second dispatch rule for a VIP sent to another Service\'s existing chain (kept as a claim, not dropped)', async () => {
+    const text = duplicateVipDump();
+    const r = await lintFiles({ 'kind.txt': text });
+    const f = of(r, 'duplicate-service-vip');
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({
+      service: 'kube-system/kube-dns:metrics',
+      line: lineOf(text, SECOND_CLAIM),
+      message: '10.96.0.1:443/tcp is claimed by kube-system/kube-dns:metrics and by default/kubernetes:https: only default/kubernetes:https receives the traffic',
+      related: [expect.objectContaining({ line: lineOf(text, '"default/kubernetes:https cluster IP"') })],
+    });
   });
   it('is silent on the kind sample and a generated dump', async () => {
     expect(of(await kindOnly(), 'duplicate-service-vip')).toEqual([]);

@@ -107,8 +107,8 @@ async function compareBundles(original: string[], redactedDir: string, opts: { t
     const dOrig = parseDestination(`${s.family === 6 ? `[${s.clusterIP}]` : s.clusterIP}:${s.port}`) as Destination;
     const mapped = r.ip(s.clusterIP!);
     const dRed = parseDestination(`${s.family === 6 ? `[${mapped}]` : mapped}:${s.port}`) as Destination;
-    const a = traceShape(so, ro, dOrig, s.protocol).map((o) => ({ ...o, destination: mapDest(r, o.destination) }));
-    const b = traceShape(sr, rr, dRed, s.protocol);
+    const a = traceShape(so, ro, dOrig, s.protocol!).map((o) => ({ ...o, destination: mapDest(r, o.destination) }));
+    const b = traceShape(sr, rr, dRed, s.protocol!);
     // Outcomes are listed in address order, which redaction changes: compare them as a set.
     const bySort = (xs: typeof a) => [...xs].sort((x, y) => (x.destination < y.destination ? -1 : x.destination > y.destination ? 1 : 0));
     expect(bySort(b)).toEqual(bySort(a));

@@ -6,6 +6,7 @@ import { writeJson } from '../../render/json-stream.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
+import { problemText } from '../../render/problems.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
@@ -19,7 +20,7 @@ export interface ServicesOptions extends InputOptions {
   all?: boolean;
 }
 
-const STATES = ['healthy', 'no-endpoints', 'no-local-endpoints', 'partial'];
+const STATES = ['healthy', 'no-endpoints', 'no-local-endpoints', 'partial', 'unknown'];
 
 /** `ns/name`, `ns/name:port`, or a VIP (any of the Service's addresses). */
 export function serviceSelector(sel: string): (s: ServicePort) => boolean {
@@ -53,7 +54,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.output === 'json') {
     // Each Service port is turned into its printed form a slice at a time (see writeJson).
     const withEvidence = Boolean(opts.service);
-    const parts = { services: filtered.services, others: filtered.others, problems: filtered.problems };
+    const parts = { services: filtered.services, others: filtered.others, problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })) };
     writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
   }
   else if (opts.service) {

@@ -28,20 +28,17 @@ export default createRule({
   check(ctx) {
     const byVip = new Map<string, { s: ServicePort; e: Evidence }[]>();
     for (const s of ctx.resolution.services) {
-      const ips = [s.clusterIP, ...s.externalIPs, ...s.loadBalancerIPs];
-      for (const text of ips) {
-        if (text === null) continue;
-        const ip = parseIp(text);
+      // Every dispatch claim the reader kept (a second rule for one address is a claim too).
+      for (const fe of s.frontEnds) {
+        if (fe.ip === null) continue;
+        const ip = parseIp(fe.ip);
         if (!ip) continue;
         const host = formatIp(ip);
-        const vip = `${ip.family === 6 ? `[${host}]` : host}:${s.port}/${s.protocol}`;
+        const vip = `${ip.family === 6 ? `[${host}]` : host}:${fe.port ?? s.port}/${s.protocol ?? '?'}`;
         const key = `${s.mode}|${vip}`;
-        // Evidence: the dispatch rule (or virtual server) that names this address.
-        const e = s.evidence.find((x) => x.text.includes(` ${host}/`) || x.text.includes(` ${host} `) || x.text.includes(`${host}:${s.port}`)) ?? s.evidence[0];
-        if (!e) continue;
         const list = byVip.get(key);
-        if (!list) byVip.set(key, [{ s, e }]);
-        else if (!list.some((x) => x.s.id === s.id)) list.push({ s, e });
+        if (!list) byVip.set(key, [{ s, e: fe.evidence }]);
+        else if (!list.some((x) => x.s.id === s.id)) list.push({ s, e: fe.evidence });
       }
     }
     for (const [key, list] of byVip) {

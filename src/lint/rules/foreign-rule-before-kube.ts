@@ -114,7 +114,7 @@ export default createRule({
           for (const s of services) {
             if (chosen.size >= MAX_PROBES / 2) break;
             const d = dests(s);
-            if (d && !chosen.has(s) && mayMatch(r, d.ip, s.protocol, d.port) && r.matches.some((m) => (m.kind === 'address' && m.dir === 'dst') || (m.kind === 'port' && m.dir === 'dst'))) chosen.add(s);
+            if (d && s.protocol !== null && !chosen.has(s) && mayMatch(r, d.ip, s.protocol, d.port) && r.matches.some((m) => (m.kind === 'address' && m.dir === 'dst') || (m.kind === 'port' && m.dir === 'dst'))) chosen.add(s);
           }
         }
         for (const s of services) {

@@ -1,3 +1,4 @@
+import type { Chain } from '../../model/netfilter.js';
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
 import { serviceLabelOf } from '../util.js';
@@ -21,6 +22,9 @@ export default createRule({
       '**Fix:** check `kubectl get endpointslices` for the Service, then restart kube-proxy on the node (a full',
       'sync rewrites every chain and deletes stale ones). If the chain belongs to no Service any more, delete it',
       'with `iptables -t nat -F CHAIN; iptables -t nat -X CHAIN`.',
+      '',
+      'In a table cut before COMMIT (a truncated dump) kpx reports no orphan (the jump may have been after the',
+      'cut) and no empty chain whose rules would come after the last rule read: those chains are unknown.',
     ].join('\n'),
     messages: {
       orphan: '{{chain}} ({{table}}) is not jumped to from anywhere: stale state or a missing dispatch rule',
@@ -32,17 +36,19 @@ export default createRule({
   check(ctx) {
     // nftables mode: the resolver walks kube-proxy's table from its base chains and map elements.
     for (const p of ctx.resolution.problems) {
-      const m = /^chain (\S+) is not reached from any base chain or map element/.exec(p.message);
       const ev = p.evidence[0];
-      if (!m || !ev) continue;
-      ctx.report({ messageId: 'nftOrphan', data: { chain: m[1] }, file: ev.file, line: ev.line, column: 1, text: ev.text });
+      if (p.problem.code !== 'chain-unreached' || !ev) continue;
+      ctx.report({ messageId: 'nftOrphan', data: { chain: p.problem.chain }, file: ev.file, line: ev.line, column: 1, text: ev.text });
     }
     for (const t of ctx.tables) {
       if (t.fragment) continue;
+      // A table without COMMIT was cut: a jump to any chain may have been after the cut, and the
+      // chains whose rules come after the last rule read are unknown, not empty.
+      const cut = t.table.committed ? undefined : lastRuleChain(t.table.chains);
       for (const c of t.table.chains) {
         if (c.builtin || !PER_SERVICE.test(c.name)) continue;
-        const referenced = t.referrers.has(c.name);
-        const empty = c.rules.length === 0;
+        const referenced = t.referrers.has(c.name) || cut !== undefined;
+        const empty = c.rules.length === 0 && (cut === undefined || t.table.chains.indexOf(c) < cut);
         if (referenced && !empty) continue;
         const line = c.line ?? c.rules[0]?.line ?? t.table.line;
         const svc = ctx.serviceOfChain(t.ruleset.file, t.table.name, c.name);
@@ -60,3 +66,17 @@ export default createRule({
     }
   },
 });
+
+/** Position of the chain holding the last rule a truncated table kept (-1: none); iptables-save prints rules in chain order. */
+function lastRuleChain(chains: readonly Chain[]): number {
+  let last = -1;
+  let line = -1;
+  chains.forEach((c, i) => {
+    const r = c.rules[c.rules.length - 1];
+    if (r && r.line > line) {
+      line = r.line;
+      last = i;
+    }
+  });
+  return last;
+}
