@@ -132,7 +132,7 @@ inputOptions(
     .argument('[inputs...]', 'dump files or bundle directories')
     .option('--service <ns/name|vip>', 'only this Service (repeatable)', collectRepeatable, [])
     .addOption(new Option('--format <format>', 'graph language').choices(['dot', 'mermaid']).default('dot'))
-    .option('--svg <file>', 'also render the graph to this SVG file (needs Graphviz dot)')
+    .option('--svg <file>', 'also render the graph to this SVG file (Graphviz built in, as WebAssembly)')
     .option('--output <file>', 'write the DOT/Mermaid text to this file instead of stdout'),
 ).action((inputs, opts) => run(async () => (await import('./commands/graph.js')).graphAction(inputs, opts)));
 
