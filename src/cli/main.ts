@@ -5,18 +5,12 @@
  */
 import { Command, Option } from 'commander';
 import { collectRepeatable } from './inputs.js';
-import { ExitCode, exitCodeFor } from './exit.js';
+import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
+import { guardStdStreams } from './output.js';
+import { VERSION } from '../version.js';
 
-const VERSION = '0.1.0';
-
-// `kpx services -o json | head`: the reader went away, which is not an error of kpx's. Stop
-// quietly, as other command-line tools do, instead of dying with a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
-}
+// Write failures on stdout/stderr (a closed pipe, a full disk) end kpx with one line, not a stack trace.
+guardStdStreams();
 
 function inputOptions(cmd: Command): Command {
   return cmd
@@ -161,7 +155,8 @@ program
 program
   .command('collect')
   .description("collect this node's dumps (read-only commands) into a bundle directory")
-  .requiredOption('-o, --output <dir>', 'the directory to write')
+  .requiredOption('-o, --output <dir>', 'the directory to write (new or empty)')
+  .option('--force', 'write into a non-empty directory')
   .action((opts) => run(async () => (await import('./commands/collect.js')).collectAction(opts)));
 
 await program.parseAsync(process.argv);
