@@ -3,12 +3,13 @@
  * (exit 3) is said first and is not "nothing found"; unwritable outputs and unreadable inputs
  * are one line and exit 2; the rest of a bundle is still analysed.
  */
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kpx } from '../helpers/exec.js';
+import { BIN, kpx } from '../helpers/exec.js';
 import { exitCodeFor } from '../../src/cli/exit.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -112,6 +113,33 @@ describe('input errors', () => {
     expect(s.stderr).toContain(`kpx: ${join(dir, 'a')}: cannot read: too many levels of symbolic links (a symlink loop) (ELOOP); not used`);
     expect(JSON.parse(s.stdout).services.length).toBe(JSON.parse(r.stdout).services.length);
     noStack(s.stderr);
+  });
+});
+
+describe('permissions', () => {
+  // As root every file is readable: run kpx as nobody (65534) to meet EACCES as a user does.
+  const asUser = (args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
+    });
+
+  it('an unreadable file in a bundle is reported and the rest analysed; alone it is one line, exit 2', () => {
+    const dir = join(tmp, 'perm');
+    cpSync(SAMPLE, dir, { recursive: true });
+    const secret = join(dir, 'ip6tables-save.txt');
+    writeFileSync(secret, '*filter\nCOMMIT\n');
+    chmodSync(secret, 0o000);
+    for (const d of [tmp, dir]) chmodSync(d, 0o755);
+    for (const f of readdirSync(dir)) if (f !== 'ip6tables-save.txt') chmodSync(join(dir, f), 0o644);
+    const r = asUser(['services', '-i', dir, '-o', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[0]).toBe(`kpx: ${secret}: cannot read: permission denied (EACCES); not used`);
+    expect(JSON.parse(r.stdout).services.length).toBeGreaterThan(10);
+    const alone = asUser(['services', '-i', secret]);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toBe(`kpx: ${secret}: permission denied (EACCES)\n`);
   });
 });
 
