@@ -5,7 +5,7 @@
  */
 import type { Chain, Rule, Ruleset, Table } from '../model/netfilter.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
-import { proxyModes } from '../load/snapshot.js';
+import { proxyModes } from '../kube/modes.js';
 import type { Evidence, Resolution, ServicePort } from '../kube/types.js';
 import { servicePortName } from '../kube/hash.js';
 import type { Related } from './rule.js';

@@ -10,7 +10,7 @@ import type { PolicyRule } from './policy.js';
 import type { NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
 import type { Diagnostic } from '../source/index.js';
-import type { FormatId } from '../load/format.js';
+import type { FormatId } from '../../grammars/common/format.js';
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
 

@@ -1,5 +1,5 @@
 /** The kpx binary: exit codes, stdout/stderr discipline, JSON shapes, no stack traces for user errors. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,6 @@ describe('kpx dump', () => {
 describe('kpx inspect', () => {
   it('reports per file format, counts and diagnostics as JSON; exit 1 when a file has errors', () => {
     const dir = join(tmp, 'bundle');
-    const { mkdirSync } = require('node:fs') as typeof import('node:fs');
     mkdirSync(dir);
     writeFileSync(join(dir, 'a.txt'), '$ iptables-save\r\n*filter\r\n:INPUT ACCEPT [0:0]\r\n   -A INPUT -j ACCEPT\r\nCOMMIT\r\n');
     writeFileSync(join(dir, 'b.txt'), 'default via 10.0.0.1 dev eth0 proto dhcp metric 100 \n10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1 \n');

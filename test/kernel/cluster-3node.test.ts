@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCluster, iptablesSave, type Cluster } from '../../src/generate/index.js';
-import { nodeView } from '../../src/cluster/generate.js';
+import { nodeView } from '../../src/generate/cluster-bundle.js';
 import { isClusterBundle, loadCluster } from '../../src/cluster/load.js';
 import { traceAcross, type CrossTrace } from '../../src/cluster/trace.js';
 import { compareNodes } from '../../src/cluster/compare.js';

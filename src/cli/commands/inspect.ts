@@ -1,7 +1,7 @@
 /** `kpx inspect INPUT…`: what each file is, what it holds, and what is wrong with it. */
 import Table from 'cli-table3';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { missingDumps, proxyModes } from '../../load/snapshot.js';
+import { missingDumps, proxyModes } from '../../kube/modes.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { renderJson } from '../../render/json.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
