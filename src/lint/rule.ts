@@ -39,7 +39,7 @@ export interface Finding {
 }
 
 /** Inputs a rule cannot judge without; when one is missing the rule is not run and says so. */
-export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs';
+export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config';
 
 export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   routes: '`ip route`',
@@ -47,6 +47,8 @@ export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   sysctl: '`sysctl`',
   ipsets: '`ipset list`',
   ipvs: '`ipvsadm -Ln`',
+  'kube-proxy-log': "kube-proxy's log",
+  'kube-proxy-config': "kube-proxy's configuration",
 };
 
 export interface RuleMeta {

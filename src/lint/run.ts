@@ -78,6 +78,8 @@ export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[]
     sysctl: ctx.sysctlValues.size > 0,
     ipsets: s.ipsets.length > 0,
     ipvs: s.ipvs.length > 0,
+    'kube-proxy-log': (s.kubeProxy?.logs.length ?? 0) > 0,
+    'kube-proxy-config': (s.kubeProxy?.configs.length ?? 0) > 0,
   };
   return (rule.meta.requires ?? []).filter((r) => !has[r]);
 }

@@ -7,6 +7,7 @@ import { basename, join, resolve } from 'node:path';
 import type { ParsedFile } from './index.js';
 import { parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
+import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -15,6 +16,7 @@ import type { AddrDump, NetInterface } from '../model/iface.js';
 import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
+import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
 import { diagnostic } from '../source/index.js';
@@ -33,6 +35,8 @@ export interface SnapshotOptions {
 
 export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
   const rulesets: Ruleset[] = [];
+  /** Files whose content makes them a variant of their format (iptables-save text that is restore input). */
+  const variants = new Map<ParsedFile, string>();
   const ipsets: IpSet[] = [];
   const ipvs: IpvsDump[] = [];
   const routes: Route[] = [];
@@ -40,13 +44,18 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const interfaces: NetInterface[] = [];
   const nft: NftRuleset[] = [];
   const sysctls = new Map<string, { value: string; file: string; line: number }>();
+  const kubeProxyLogs: KubeProxyLog[] = [];
+  const kubeProxyConfigs: KubeProxyConfig[] = [];
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
     switch (f.format) {
-      case 'iptables-save':
-        rulesets.push(data as Ruleset);
+      case 'iptables-save': {
+        const rs = markRestoreInput(data as Ruleset);
+        if (rs.restoreInput) variants.set(f, RESTORE_INPUT);
+        rulesets.push(rs);
         break;
+      }
       case 'ipset-list':
       case 'ipset-save':
         ipsets.push(...(data as IpSetDump).sets);
@@ -73,9 +82,18 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'nft-json':
         nft.push(data as NftRuleset);
         break;
+      case 'kube-proxy-log':
+        kubeProxyLogs.push(data as KubeProxyLog);
+        break;
+      case 'kube-proxy-config':
+        kubeProxyConfigs.push(data as KubeProxyConfig);
+        break;
     }
   }
-  const loaded: LoadedFile[] = files.map((f) => ({ path: f.path, format: f.format, counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes }));
+  const loaded: LoadedFile[] = files.map((f) => {
+    const variant = variants.get(f);
+    return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
+  });
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
   return {
     name: opts.name ?? 'node',
@@ -90,6 +108,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     sysctls,
     nft,
     extraNodeIps,
+    ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
   };
 }
 

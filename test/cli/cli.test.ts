@@ -96,7 +96,10 @@ describe('kpx trace', () => {
     expect(t.packet).toMatchObject({ protocol: 'udp', dst: '10.96.0.10', dport: 53 });
     expect(t.outcomes.map((o: { destination: string }) => o.destination).sort()).toEqual(['10.244.0.3:53', '10.244.0.4:53']);
     expect(t.outcomes.reduce((n: number, o: { probability: number }) => n + o.probability, 0)).toBeCloseTo(1, 9);
-    expect(t.outcomes[0].steps[0]).toEqual(expect.objectContaining({ table: expect.any(String), chain: expect.any(String), file: expect.any(String), action: expect.any(String) }));
+    // Steps are data: a code and typed fields (no English `action`); scenarios say which outcomes sum to 1.
+    expect(t.outcomes[0].steps[0]).toEqual(expect.objectContaining({ code: expect.any(String), dialect: 'iptables', table: expect.any(String), chain: expect.any(String), file: expect.any(String) }));
+    expect(t.outcomes[0].steps[0]).not.toHaveProperty('action');
+    expect(t.scenarios).toEqual([{ conditions: [], outcomes: [0, 1] }]);
   });
   it('gives {traces: [...]} when no protocol is named', () => {
     const t = JSON.parse(kpx(['trace', '10.96.0.10:53', '-i', KIND, '-o', 'json']).stdout);

@@ -50,7 +50,7 @@ describe('kpx lint', () => {
     const lines = out.split('\n');
     expect(lines[0]).toBe('ERRORS (1)');
     expect(lines[1]).toBe('  kube-system/kube-dns:dns');
-    expect(lines[2]).toMatch(/^    error jump to KUBE-SEP-6E7XQMQ4RAYOWTTM in table nat, which is not declared .* \[dangling-jump\]$/);
+    expect(lines[2]).toMatch(/^    error jump to KUBE-SEP-6E7XQMQ4RAYOWTTM in table nat, which is neither a declared chain .* \[dangling-jump\]$/);
     expect(lines[3]).toBe(`      ${broken}:${lineOf(brokenText, '-j KUBE-SEP-6E7XQMQ4RAYOWTTM')}:1  -A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.3:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-6E7XQMQ4RAYOWTTM`);
     expect(out).toContain('WARNINGS (1)\n  (not tied to one Service)\n    warning MASQUERADE without --random-fully');
     // The kind dump alone: no ip route / sysctl, so two rules could not run, and the summary says so.

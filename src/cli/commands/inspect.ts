@@ -3,6 +3,7 @@ import Table from 'cli-table3';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { missingDumps, proxyModes } from '../../kube/modes.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
+import { RESTORE_INPUT } from '../../load/restore-input.js';
 import { renderJson } from '../../render/json.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
@@ -12,6 +13,14 @@ import { ExitCode } from '../exit.js';
 export interface InspectOptions extends InputOptions {
   output: 'text' | 'json';
 }
+
+/** What a partial input leaves out, by LoadedFile.variant, said below the table. */
+const PARTIAL_NOTE: ReadonlyMap<string, string> = new Map([
+  [
+    RESTORE_INPUT,
+    "iptables-restore --noflush input (what kube-proxy writes), not a dump: only the chains it declares are in it; built-in chains (PREROUTING, INPUT, …) and other programs' chains and rules are not, so what it does not show is unknown",
+  ],
+]);
 
 export function snapshotSummary(s: NodeSnapshot) {
   return {
@@ -53,6 +62,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
         files: snapshot.files.map((f) => ({
           path: f.path,
           format: f.format,
+          ...(f.variant ? { variant: f.variant } : {}),
           bytes: f.bytes,
           counts: f.counts,
           diagnostics: f.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, line: d.line, column: d.column, ...(d.expected ? { expected: d.expected } : {}), ...(d.found ? { found: d.found } : {}) })),
@@ -70,13 +80,17 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
       .join(', ');
     const errors = f.diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = f.diagnostics.filter((d) => d.severity === 'warning').length;
-    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
+    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.variant ? `${f.format} (${f.variant})` : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
   }
   const summary = snapshotSummary(snapshot);
   const lines = [table.toString(), ''];
   lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
   if (summary.nftTables.length) lines.push(`${c.bold('nft tables')}: ${summary.nftTables.map((t) => `${t.family} ${printable(t.name, 40)} (${t.writtenBy})`).join(', ')}`);
   for (const m of summary.missing) lines.push(`${c.yellow('missing')}: ${m}`);
+  for (const f of snapshot.files) {
+    const note = f.variant === undefined ? undefined : PARTIAL_NOTE.get(f.variant);
+    if (note) lines.push(`${c.yellow('partial')}: ${printable(f.path, 60)}: ${note}`);
+  }
   const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
   if (diags.length) {
     lines.push('', c.bold('diagnostics'));

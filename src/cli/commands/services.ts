@@ -9,6 +9,7 @@ import { renderServiceDetail, renderServicesTable, serviceJson } from '../../ren
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
+import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface ServicesOptions extends InputOptions {
   output: 'text' | 'json';
@@ -47,6 +48,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     return ExitCode.CannotTell;
   }
   const res = await resolveServices(snapshot);
+  const stale = staleRulesNotice(snapshot);
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -62,8 +64,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
   }
   else if (opts.service) {
+    if (stale) process.stdout.write(`${stale}\n`);
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
-  } else process.stdout.write(renderServicesTable(filtered, c));
+  } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}`);
   return ExitCode.Ok;
 }
