@@ -1,14 +1,43 @@
-/** Exit codes and the errors that map to them. No stack traces for user errors. */
-import { InputError } from '../load/index.js';
+/**
+ * Exit codes and the errors that map to them. No stack traces for user errors: a stack trace is
+ * printed only for a bug in kpx, with how to report it.
+ */
+import { InputError, fsReason } from '../load/index.js';
+import { OutputError, cannotWrite } from './output.js';
+import { printable } from '../source/index.js';
 
-export const ExitCode = { Ok: 0, Findings: 1, Error: 2 } as const;
+/**
+ * 0 ok (an answer, possibly "nothing found"); 1 findings (lint at --fail-on) or input files with
+ * errors (inspect); 2 usage, input or output error; 3 cannot tell: the inputs hold no evidence
+ * that answers the question (no ruleset for the family, only unreadable or unknown files).
+ */
+export const ExitCode = { Ok: 0, Findings: 1, Error: 2, CannotTell: 3 } as const;
+
+/** The exit-code table for `--help` (the README says the same). */
+export const EXIT_CODES_HELP = `Exit codes:
+  0  ok: an answer (which may be that nothing matches)
+  1  lint findings at --fail-on; inspect: input files with errors
+  2  usage error, or an input/output path that cannot be read or written
+  3  cannot tell: the inputs hold no evidence for the question (no ruleset for the family,
+     only unreadable or unrecognised files, a collection that was refused)`;
 
 /** Bad flags or arguments: exit 2 with a hint. */
 export class UsageError extends Error {}
 
 export function exitCodeFor(e: unknown): { code: number; message: string } {
-  if (e instanceof UsageError || e instanceof InputError) return { code: ExitCode.Error, message: e.message };
-  const err = e as Error & { code?: string };
+  if (e instanceof UsageError || e instanceof InputError || e instanceof OutputError) return { code: ExitCode.Error, message: e.message };
+  const err = e as Error & { code?: string; path?: string; syscall?: string };
   if (err && (err.code === 'commander.invalidArgument' || err.code === 'commander.missingArgument')) return { code: ExitCode.Error, message: err.message };
-  return { code: ExitCode.Error, message: `internal error: ${err?.stack ?? String(e)}` };
+  // A filesystem error not wrapped where it happened is still the environment's, not a bug.
+  if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code) && typeof err.syscall === 'string') {
+    if (typeof err.path === 'string') return { code: ExitCode.Error, message: `${printable(err.path, 4096)}: ${fsReason(err)}` };
+    if (err.syscall === 'write') return { code: ExitCode.Error, message: cannotWrite('standard output', err).message };
+  }
+  return {
+    code: ExitCode.Error,
+    message:
+      `internal error (a bug in kpx): ${err?.stack ?? String(e)}\n` +
+      `kpx: please report it with the command line you ran and, if it needs your dumps, a redacted bundle: ` +
+      `kpx redact -i BUNDLE -o redacted/ (names, addresses and hashes replaced; kpx reads it the same way)`,
+  };
 }

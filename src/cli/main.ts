@@ -3,20 +3,81 @@
  * kpx command line. Commander parses options; each command's module is imported only when
  * that command runs, so `kpx --help` and small jobs start fast.
  */
+import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { collectRepeatable } from './inputs.js';
-import { ExitCode, exitCodeFor } from './exit.js';
+import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
+import { guardStdStreams } from './output.js';
+import { VERSION } from '../version.js';
 
-const VERSION = '0.1.0';
+// Write failures on stdout/stderr (a closed pipe, a full disk) end kpx with one line, not a stack trace.
+guardStdStreams();
 
-// `kpx services -o json | head`: the reader went away, which is not an error of kpx's. Stop
-// quietly, as other command-line tools do, instead of dying with a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
-}
+/** `--help` examples, per command: real invocations (the samples ship with kpx). */
+const EXAMPLES: Record<string, readonly string[]> = {
+  dump: [
+    'kpx dump samples/iptables-mode-node/iptables-save.txt',
+    "kpx dump iptables-save.txt -o json | jq '.model.tables[].name'",
+    'iptables-save | kpx dump -',
+  ],
+  inspect: [
+    'kpx inspect samples/iptables-mode-node',
+    'kpx inspect -i bundle/ -o json',
+  ],
+  services: [
+    'kpx services -i samples/iptables-mode-node',
+    'kpx services -i bundle/ --namespace kube-system --state partial',
+    'kpx services -i bundle/ --service kube-system/kube-dns:dns',
+    'kpx services -i cluster/ --nodes',
+    'kpx services            # collect from this node (as root)',
+  ],
+  trace: [
+    'kpx trace 10.96.0.10:53/udp -i samples/iptables-mode-node',
+    'kpx trace 10.96.0.1:443 -i bundle/ --from external -v',
+    "kpx trace '[fd00:10:96::a]:53/udp' -i bundle/ -o json",
+    'kpx trace 10.96.0.10:53/udp -i cluster/ --node worker-1',
+  ],
+  lint: [
+    'kpx lint -i samples/iptables-mode-node',
+    'kpx lint -i bundle/ --fail-on warning -o sarif > kpx.sarif',
+    'kpx lint -i bundle/ --baseline previous.json',
+    'kpx lint --list-rules',
+  ],
+  diff: [
+    'kpx diff before/ after/',
+    'kpx diff node-a/ node-b/ -o json',
+  ],
+  reverse: [
+    'kpx reverse 10.244.1.2 -i samples/iptables-mode-node',
+    'kpx who-dnat 10.244.1.2:53 -i bundle/ -o json',
+  ],
+  graph: [
+    'kpx graph -i samples/iptables-mode-node --service kube-system/kube-dns --svg dns.svg',
+    'kpx graph -i bundle/ --format mermaid > node.mmd',
+    'kpx graph -i bundle/ --service 10.96.0.1 | dot -Tpng > kubernetes.png',
+  ],
+  report: [
+    'kpx report -i samples/iptables-mode-node -o report.html --service kube-system/kube-dns',
+    'kpx report -i bundle/ -o - > report.md',
+  ],
+  redact: [
+    'kpx redact bundle/ -o redacted/ --key "$KPX_REDACT_KEY"',
+    'kpx redact -i bundle/ -o redacted/ --hostname node-1.example.com --force',
+  ],
+  collect: [
+    'sudo kpx collect -o bundle/',
+    'sudo ip netns exec NS kpx collect -o ns-bundle/',
+    'sudo kpx collect -o bundle/ --force   # into a non-empty directory',
+  ],
+  kpx: [
+    'kpx services -i samples/iptables-mode-node',
+    'kpx trace 10.96.0.10:53/udp -i samples/iptables-mode-node',
+    'kpx lint -i bundle/ --fail-on error',
+    'kubectl kpx services -i bundle/   # the same, as a kubectl plugin (kubectl-kpx on PATH)',
+  ],
+};
+
+const examples = (command: string) => `\nExamples:\n${EXAMPLES[command].map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES_HELP}\n`;
 
 function inputOptions(cmd: Command): Command {
   return cmd
@@ -36,9 +97,12 @@ async function run(action: () => Promise<number>): Promise<void> {
   }
 }
 
+// Installed as kubectl-kpx too, so `kubectl kpx …` runs it as a plugin: name itself as invoked.
+const invokedAs = basename(process.argv[1] ?? 'kpx').replace(/\.js$/, '');
 const program = new Command();
 program
-  .name('kpx')
+  .name(invokedAs === 'kubectl-kpx' ? 'kubectl kpx' : 'kpx')
+  .addHelpText('after', examples('kpx'))
   .description('How does a packet to a Kubernetes Service reach a pod on this node, and where does it go wrong? Offline, from node dumps.')
   .version(VERSION)
   .showHelpAfterError('(run with --help for usage)')
@@ -53,6 +117,7 @@ program
   .argument('[file]', 'the dump (or - for stdin)')
   .option('-i, --input <path>', 'the dump, as with other commands', collectRepeatable, [])
   .addOption(new Option('-o, --output <format>', 'output format').choices(['iptables-save', 'json']).default('iptables-save'))
+  .addHelpText('after', examples('dump'))
   .action((file, opts) => run(async () => (await import('./commands/dump.js')).dumpAction(file, opts)));
 
 inputOptions(
@@ -61,7 +126,8 @@ inputOptions(
     .description('report what each input file is (detected format), what it holds, and its diagnostics')
     .argument('[inputs...]', 'dump files or bundle directories')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
-).action((inputs, opts) => run(async () => (await import('./commands/inspect.js')).inspectAction(inputs, opts)));
+).addHelpText('after', examples('inspect'))
+  .action((inputs, opts) => run(async () => (await import('./commands/inspect.js')).inspectAction(inputs, opts)));
 
 inputOptions(
   program
@@ -74,7 +140,8 @@ inputOptions(
     .option('--nodes', 'compare the nodes of a cluster bundle (-i DIR, or several -i NODE_DIR): where they disagree per Service')
     .option('--all', 'with --nodes: list the Service ports every node agrees on too')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
-).action((inputs, opts) => run(async () => (await import('./commands/services.js')).servicesAction(inputs, opts)));
+).addHelpText('after', examples('services'))
+  .action((inputs, opts) => run(async () => (await import('./commands/services.js')).servicesAction(inputs, opts)));
 
 inputOptions(
   program
@@ -89,7 +156,8 @@ inputOptions(
     .option('--affinity-hit', 'assume session-affinity (recent) entries exist for the source')
     .option('-v, --verbose', 'show every rule text and every policy step')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
-).action((dest, opts) => run(async () => (await import('./commands/trace.js')).traceAction(dest, opts)));
+).addHelpText('after', examples('trace'))
+  .action((dest, opts) => run(async () => (await import('./commands/trace.js')).traceAction(dest, opts)));
 
 inputOptions(
   program
@@ -103,7 +171,8 @@ inputOptions(
     .option('--config <file>', 'a .kpx.yaml / JSON file with per-rule severities and disabled rules')
     .option('--baseline <file>', 'a previous `kpx lint -o json` result: report only new findings')
     .option('--list-rules', 'print the rule catalogue and exit'),
-).action((inputs, opts) => run(async () => (await import('./commands/lint.js')).lintAction(inputs, opts)));
+).addHelpText('after', examples('lint'))
+  .action((inputs, opts) => run(async () => (await import('./commands/lint.js')).lintAction(inputs, opts)));
 
 program
   .command('diff')
@@ -114,6 +183,7 @@ program
   .option('--max-rules <n>', 'list at most this many changed rules per chain in text output', '20')
   .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)')
   .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+  .addHelpText('after', examples('diff'))
   .action((oldPath, newPath, opts) => run(async () => (await import('./commands/diff.js')).diffAction(oldPath, newPath, opts)));
 
 inputOptions(
@@ -123,7 +193,8 @@ inputOptions(
     .description('reverse lookup: which Services, NodePorts, externalIPs and LoadBalancer IPs send connections to this pod address, with what chance')
     .argument('<address>', 'POD-IP or POD-IP:PORT ([IPv6]:PORT)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
-).action((address, opts) => run(async () => (await import('./commands/reverse.js')).reverseAction(address, opts)));
+).addHelpText('after', examples('reverse'))
+  .action((address, opts) => run(async () => (await import('./commands/reverse.js')).reverseAction(address, opts)));
 
 inputOptions(
   program
@@ -132,9 +203,10 @@ inputOptions(
     .argument('[inputs...]', 'dump files or bundle directories')
     .option('--service <ns/name|vip>', 'only this Service (repeatable)', collectRepeatable, [])
     .addOption(new Option('--format <format>', 'graph language').choices(['dot', 'mermaid']).default('dot'))
-    .option('--svg <file>', 'also render the graph to this SVG file (needs Graphviz dot)')
+    .option('--svg <file>', 'also render the graph to this SVG file (Graphviz built in, as WebAssembly)')
     .option('--output <file>', 'write the DOT/Mermaid text to this file instead of stdout'),
-).action((inputs, opts) => run(async () => (await import('./commands/graph.js')).graphAction(inputs, opts)));
+).addHelpText('after', examples('graph'))
+  .action((inputs, opts) => run(async () => (await import('./commands/graph.js')).graphAction(inputs, opts)));
 
 inputOptions(
   program
@@ -145,7 +217,8 @@ inputOptions(
     .option('--service <ns/name|vip>', 'draw the graph of this Service (repeatable)', collectRepeatable, [])
     .addOption(new Option('--format <format>', 'force the format').choices(['md', 'html']))
     .option('--no-lint', 'leave out lint findings'),
-).action((inputs, opts) => run(async () => (await import('./commands/report.js')).reportAction(inputs, opts)));
+).addHelpText('after', examples('report'))
+  .action((inputs, opts) => run(async () => (await import('./commands/report.js')).reportAction(inputs, opts)));
 
 program
   .command('redact')
@@ -156,12 +229,15 @@ program
   .option('--key <secret>', 'the redaction key: the same key gives the same output (default: $KPX_REDACT_KEY, else random)')
   .option('--hostname <name>', 'another host name to replace wherever it appears (repeatable)', collectRepeatable, [])
   .option('--force', 'write into a non-empty output directory')
+  .addHelpText('after', examples('redact'))
   .action((inputs, opts) => run(async () => (await import('./commands/redact.js')).redactAction(inputs, opts)));
 
 program
   .command('collect')
   .description("collect this node's dumps (read-only commands) into a bundle directory")
-  .requiredOption('-o, --output <dir>', 'the directory to write')
+  .requiredOption('-o, --output <dir>', 'the directory to write (new or empty)')
+  .option('--force', 'write into a non-empty directory')
+  .addHelpText('after', examples('collect'))
   .action((opts) => run(async () => (await import('./commands/collect.js')).collectAction(opts)));
 
 await program.parseAsync(process.argv);

@@ -4,10 +4,11 @@
  * ipvsadm is run only when the kernel already has IPVS (it would otherwise load the module).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { VERSION } from '../version.js';
 
 const run = promisify(execFile);
 
@@ -84,7 +85,28 @@ async function version(cmd: string): Promise<string | undefined> {
   }
 }
 
-export async function collectTo(dir: string, kpxVersion = '0.1.0'): Promise<{ dir: string; host: string; manifest: Manifest }> {
+/**
+ * Where a bundle may be written: a new or empty directory, or (force) any directory. Throws
+ * CollectTargetError saying why not — an existing file, or a non-empty directory that may be a
+ * baseline bundle someone wants to keep.
+ */
+export class CollectTargetError extends Error {}
+
+export function checkCollectTarget(dir: string, force: boolean): void {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    return; // does not exist yet: it will be made
+  }
+  if (!st.isDirectory()) throw new CollectTargetError(`${dir} exists and is not a directory: name a new directory`);
+  if (!force && readdirSync(dir).length > 0) throw new CollectTargetError(`${dir} is not empty (a bundle collected earlier?): name a new directory, or use --force to write into it`);
+}
+
+/** Write one file of the bundle; a failure names the file (the caller turns it into one line). */
+export type BundleWriter = (path: string, data: string) => void;
+
+export async function collectTo(dir: string, kpxVersion = VERSION, write: BundleWriter = (p, d) => writeFileSync(p, d)): Promise<{ dir: string; host: string; manifest: Manifest }> {
   mkdirSync(dir, { recursive: true });
   const steps: StepResult[] = [];
   for (const s of STEPS) {
@@ -93,19 +115,24 @@ export async function collectTo(dir: string, kpxVersion = '0.1.0'): Promise<{ di
       steps.push({ file: s.file, command, status: 'skipped', detail: 'not available in this kernel' });
       continue;
     }
+    // Only the command is inside the try: a failure to write the bundle is not the command's.
+    let out: string | undefined;
+    let result: StepResult;
     try {
       const r = await run(s.cmd, [...s.args], { timeout: 120_000, maxBuffer: 1024 * 1024 * 1024 });
-      writeFileSync(join(dir, s.file), r.stdout);
-      steps.push({ file: s.file, command, status: 'ok', bytes: Buffer.byteLength(r.stdout) });
+      out = r.stdout;
+      result = { file: s.file, command, status: 'ok', bytes: Buffer.byteLength(r.stdout) };
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { stderr?: string; stdout?: string };
-      if (err.code === 'ENOENT') steps.push({ file: s.file, command, status: 'missing', detail: `${s.cmd} is not installed` });
+      if (err.code === 'ENOENT') result = { file: s.file, command, status: 'missing', detail: `${s.cmd} is not installed` };
       else {
         // sysctl -e still exits 0; others may print partial output before failing: keep it.
-        if (err.stdout) writeFileSync(join(dir, s.file), err.stdout);
-        steps.push({ file: s.file, command, status: 'failed', detail: (err.stderr ?? err.message).trim().split('\n')[0] });
+        out = err.stdout || undefined;
+        result = { file: s.file, command, status: 'failed', detail: (err.stderr ?? err.message).trim().split('\n')[0] };
       }
     }
+    if (out !== undefined) write(join(dir, s.file), out);
+    steps.push(result);
   }
   const tools: Record<string, string> = {};
   for (const cmd of Object.keys(VERSION_ARGS)) {
@@ -114,7 +141,7 @@ export async function collectTo(dir: string, kpxVersion = '0.1.0'): Promise<{ di
   }
   const host = hostname();
   const manifest: Manifest = { kind: 'kpx-bundle', host, collectedAt: new Date().toISOString(), kpxVersion, tools, steps };
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  write(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   return { dir, host, manifest };
 }
 

@@ -5,7 +5,6 @@
  * chains), IPVS virtual servers, and endpoints. Labels put the Service name first and the
  * hashed chain name second. Edges carry the probability or the condition of the jump.
  */
-import { spawnSync } from 'node:child_process';
 import type { Resolution, ServicePort } from '../kube/types.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import type { Chain, Rule, Table } from '../model/netfilter.js';
@@ -304,18 +303,4 @@ export function toMermaid(g: Graph): string {
   }
   for (const e of g.edges) lines.push(`  ${ids.get(e.from)} -->${e.label ? `|"${mermaidText(e.label)}"|` : ''} ${ids.get(e.to)}`);
   return lines.join('\n') + '\n';
-}
-
-/** Is Graphviz `dot` on PATH? */
-export function dotAvailable(): boolean {
-  const r = spawnSync('dot', ['-V'], { encoding: 'utf8' });
-  return r.status === 0;
-}
-
-/** Render DOT to SVG with Graphviz; throws with dot's message when it fails. */
-export function renderSvg(dot: string): string {
-  const r = spawnSync('dot', ['-Tsvg'], { input: dot, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
-  if (r.error) throw new Error(`cannot run Graphviz dot: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`dot failed: ${r.stderr.trim()}`);
-  return r.stdout;
 }

@@ -1,7 +1,8 @@
 /**
  * Reading inputs: files, directories (bundles: every file inside is sniffed), `-` for stdin,
- * and `.gz` files. Formats are told apart by content. Nothing here throws on bad dump text;
- * unreadable paths raise InputError (exit code 2).
+ * and `.gz` files. Formats are told apart by content. Nothing here throws on bad dump text; an
+ * unreadable path or bundle entry is kept as such (reported, the rest analysed), and only inputs
+ * of which nothing at all is readable raise InputError (exit code 2).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,30 @@ export interface RawInput {
   readonly path: string;
   readonly text: string;
   readonly bytes: number;
+  /** Set when this entry could not be read (the reason, e.g. `permission denied (EACCES)`); text is then empty. */
+  readonly unreadable?: string;
+}
+
+/** A filesystem error as people say it, with its code for searching: `permission denied (EACCES)`. */
+export function fsReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const said: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EISDIR: 'is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    ELOOP: 'too many levels of symbolic links (a symlink loop)',
+    EMFILE: 'too many open files',
+    EIO: 'input/output error',
+    ENAMETOOLONG: 'file name too long',
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+    EROFS: 'read-only file system',
+    EEXIST: 'it already exists',
+    EPIPE: 'the reader went away (broken pipe)',
+  };
+  return err?.code ? `${said[err.code] ?? err.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')} (${err.code})` : String((e as Error)?.message ?? e);
 }
 
 const SNIFF_LINES = 200;
@@ -36,17 +61,50 @@ function decode(path: string, buf: Buffer): string {
 /** Files kpx writes itself into bundles (manifest, the generator's ground truth), notes and OS droppings: not dumps. */
 const IGNORED_NAMES = /^(manifest\.json|truth\.json|\.DS_Store|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
 
-function walk(dir: string, out: string[]): void {
-  for (const name of readdirSync(dir).sort()) {
+/** A bundle's files in name order; entries that cannot be listed or stat'ed are kept as unreadable, not fatal. */
+function walk(dir: string, out: RawInput[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch (e) {
+    out.push({ path: dir, text: '', bytes: 0, unreadable: `cannot list the directory: ${fsReason(e)}` });
+    return;
+  }
+  for (const name of names) {
     if (name.startsWith('.')) continue;
     const p = join(dir, name);
-    const st = statSync(p);
+    let st;
+    try {
+      st = statSync(p);
+    } catch (e) {
+      out.push({ path: p, text: '', bytes: 0, unreadable: fsReason(e) });
+      continue;
+    }
     if (st.isDirectory()) walk(p, out);
-    else if (st.isFile() && !IGNORED_NAMES.test(name)) out.push(p);
+    else if (st.isFile() && !IGNORED_NAMES.test(name)) out.push(readOne(p));
   }
 }
 
-/** Expand paths (directories → their files) and read them; `-` reads stdin. */
+function readOne(f: string): RawInput {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(f);
+  } catch (e) {
+    return { path: f, text: '', bytes: 0, unreadable: fsReason(e) };
+  }
+  try {
+    return { path: f, text: decode(f, buf), bytes: buf.length };
+  } catch (e) {
+    if (e instanceof InputError) return { path: f, text: '', bytes: buf.length, unreadable: e.message.slice(f.length + 2) };
+    throw e;
+  }
+}
+
+/**
+ * Expand paths (directories → their files) and read them; `-` reads stdin. A path or bundle
+ * entry that cannot be read is returned as unreadable so the rest is still analysed; only when
+ * nothing at all could be read is that an InputError (one line per path).
+ */
 export function readInputs(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
   const out: RawInput[] = [];
   for (const p of paths) {
@@ -58,23 +116,19 @@ export function readInputs(paths: readonly string[], stdin?: () => Buffer): RawI
     let st;
     try {
       st = statSync(p);
-    } catch {
-      throw new InputError(`${p}: no such file or directory`);
+    } catch (e) {
+      out.push({ path: p, text: '', bytes: 0, unreadable: fsReason(e) });
+      continue;
     }
-    const files: string[] = [];
-    if (st.isDirectory()) walk(p, files);
-    else files.push(p);
-    if (st.isDirectory() && files.length === 0) throw new InputError(`${p}: the directory holds no files`);
-    for (const f of files) {
-      let buf: Buffer;
-      try {
-        buf = readFileSync(f);
-      } catch (e) {
-        throw new InputError(`${f}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-      }
-      out.push({ path: f, text: decode(f, buf), bytes: buf.length });
+    if (!st.isDirectory()) {
+      out.push(readOne(p));
+      continue;
     }
+    const before = out.length;
+    walk(p, out);
+    if (out.length === before) out.push({ path: p, text: '', bytes: 0, unreadable: 'the directory holds no files' });
   }
+  if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
   return out;
 }
 
@@ -105,6 +159,9 @@ export interface ParsedFile {
 
 /** Parse one input whose format is sniffed (or forced). */
 export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress): Promise<ParsedFile> {
+  if (input.unreadable !== undefined) {
+    return { path: input.path, bytes: 0, format: 'unknown', diagnostics: [diagnostic('error', 'input/unreadable', `cannot read: ${input.unreadable}`, input.path, 1, 1)] };
+  }
   const format = forced ?? detectFormat(input.text);
   if (!format) {
     const empty = input.text.trim() === '';

@@ -19,6 +19,7 @@ import type { NftRuleset } from '../model/nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
+import { diagnostic } from '../source/index.js';
 
 export interface SnapshotOptions {
   readonly name?: string;
@@ -122,7 +123,36 @@ export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptio
     const onParse = opts.onParse;
     parsed.push(await parseInput(inputs[i], opts.format, onParse && ((done, total) => onParse(path, done, total))));
   }
-  return assembleSnapshot(parsed, opts);
+  return assembleSnapshot(withCollectionFailures(paths, parsed), opts);
+}
+
+/**
+ * A `kpx collect` bundle whose manifest says a command failed (e.g. iptables-save as non-root:
+ * Permission denied) lacks that dump, or holds only part of it. Say so as an error on that file
+ * (a row of its own when nothing was written), so answers built on the bundle cannot pass the
+ * missing rules off as "no Services".
+ */
+function withCollectionFailures(paths: readonly string[], parsed: ParsedFile[]): ParsedFile[] {
+  const out = [...parsed];
+  for (const p of paths) {
+    let steps: unknown;
+    try {
+      if (p === '-' || !statSync(p).isDirectory()) continue;
+      steps = (JSON.parse(readFileSync(join(p, 'manifest.json'), 'utf8')) as { steps?: unknown }).steps;
+    } catch {
+      continue; // no manifest (not a collected bundle) or an unreadable one: nothing to add
+    }
+    if (!Array.isArray(steps)) continue;
+    for (const st of steps as { file?: unknown; command?: unknown; status?: unknown; detail?: unknown }[]) {
+      if (st?.status !== 'failed' || typeof st.file !== 'string' || typeof st.command !== 'string') continue;
+      const file = join(p, st.file);
+      const d = diagnostic('error', 'collect/failed', `\`${st.command}\` failed when the bundle was collected${typeof st.detail === 'string' && st.detail ? `: ${st.detail}` : ''}; this dump is missing or incomplete`, file, 1, 1);
+      const i = out.findIndex((f) => f.path === file);
+      if (i >= 0) out[i] = { ...out[i], diagnostics: [d, ...out[i].diagnostics] };
+      else out.push({ path: file, bytes: 0, format: 'unknown', diagnostics: [d] });
+    }
+  }
+  return out;
 }
 
 /** A bundle's node name: the host in kpx collect's manifest, else the bundle directory's name. */

@@ -12,7 +12,8 @@ import { missingDumps, proxyModes } from '../kube/modes.js';
 import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import { serviceLabel } from '../render/services.js';
-import { dotAvailable, renderSvg, serviceGraph, toDot, toMermaid } from '../graph/index.js';
+import { serviceGraph, toDot, toMermaid } from '../graph/index.js';
+import { renderSvg } from '../graph/svg.js';
 
 export type Block =
   | { readonly kind: 'heading'; readonly level: 1 | 2 | 3; readonly text: string }
@@ -51,7 +52,7 @@ export interface ReportOptions {
   readonly graphs?: readonly { readonly selector: string; readonly services: readonly ServicePort[] }[];
   /** Run lint (default true; skipped with a note when src/lint is missing). */
   readonly lint?: boolean;
-  /** Draw SVG with Graphviz in HTML (default: when `dot` is installed). */
+  /** Draw SVG with Graphviz (WebAssembly) in HTML (default: yes; false gives Mermaid text). */
   readonly svg?: boolean;
   readonly format: 'md' | 'html';
   /** For reproducible output in tests. */
@@ -132,7 +133,7 @@ export async function reportBlocks(snapshot: NodeSnapshot, res: Resolution, opts
   const graphs = opts.graphs ?? [];
   if (graphs.length) {
     out.push({ kind: 'heading', level: 2, text: 'Graphs' });
-    const svg = opts.format === 'html' && (opts.svg ?? dotAvailable());
+    const svg = opts.format === 'html' && opts.svg !== false;
     for (const g of graphs) {
       out.push({ kind: 'heading', level: 3, text: g.selector });
       if (g.services.length === 0) {
@@ -140,7 +141,7 @@ export async function reportBlocks(snapshot: NodeSnapshot, res: Resolution, opts
         continue;
       }
       const graph = serviceGraph(snapshot, g.services, `${snapshot.name}: ${g.selector}`);
-      if (svg) out.push({ kind: 'svg', svg: renderSvg(toDot(graph)), alt: { lang: 'mermaid', text: toMermaid(graph) } });
+      if (svg) out.push({ kind: 'svg', svg: await renderSvg(toDot(graph)), alt: { lang: 'mermaid', text: toMermaid(graph) } });
       else out.push({ kind: 'code', lang: 'mermaid', text: toMermaid(graph) });
     }
   }

@@ -48,7 +48,7 @@ describe('kpx inspect', () => {
   it('exits 2 for a missing input, with a one-line message and no stack trace', () => {
     const r = kpx(['inspect', '-i', join(tmp, 'nope')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^kpx: .*no such file or directory\n$/);
+    expect(r.stderr).toMatch(/^kpx: .*no such file or directory \(ENOENT\)\n$/);
     expect(r.stderr).not.toMatch(/at .*\.js/);
   });
 });

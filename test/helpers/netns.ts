@@ -3,6 +3,7 @@
  * Tests touch only namespaces they create (names start with `kpxt-`) and always delete them.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { KERNEL_HOW_TO_RUN, kernelDecision, thisMachine } from './kernel-env.js';
 
 let counter = 0;
 
@@ -14,26 +15,17 @@ export interface Netns {
   run(cmd: string, args: readonly string[], input?: string): { status: number; stdout: string; stderr: string };
 }
 
-/** Why kernel-backed tests cannot run here, or undefined when they can. */
-export function kernelUnavailableReason(): string | undefined {
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'not running as root';
-  const probe = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
-  if (probe.status !== 0) return `ip netns unavailable: ${probe.stderr || probe.error}`;
-  return undefined;
-}
-
 /**
- * Kernel tests must not silently pass where they cannot run. Only an explicit
- * KPX_NO_KERNEL=1 lets them be left out, and then they say so loudly.
+ * Should this file's kernel-backed tests run? true: yes. false: this machine lacks root or the
+ * tools and nothing requires them — the tests are skipped and the run's closing summary says so
+ * (kernel-reporter.ts). Where they are required (CI, `npm run test:kernel`) this throws instead,
+ * so the file fails and names what is missing.
  */
 export function requireKernel(): boolean {
-  const reason = kernelUnavailableReason();
-  if (reason === undefined) return true;
-  if (process.env.KPX_NO_KERNEL === '1') {
-    console.warn(`\n*** kpx: KERNEL COMPARISON DID NOT RUN (${reason}); KPX_NO_KERNEL=1 was set ***\n`);
-    return false;
-  }
-  throw new Error(`kernel-backed tests cannot run: ${reason} (set KPX_NO_KERNEL=1 to leave them out knowingly)`);
+  const d = kernelDecision(thisMachine());
+  if (d.action === 'run') return true;
+  if (d.action === 'skip') return false;
+  throw new Error(`kernel-backed tests cannot run: ${d.reason} (they are required here: CI or KPX_REQUIRE_KERNEL=1). ${KERNEL_HOW_TO_RUN}`);
 }
 
 function makeNetns(name: string): Netns {

@@ -190,10 +190,10 @@ describe('kpx lint', () => {
     expect((k.skipped as { ruleId: string }[]).map((s) => s.ruleId).filter((id) => id.startsWith('ipvs-') && id !== 'ipvs-sysctl')).toEqual([]);
   });
 
-  it('exit 2 for an input that is not a dump; --list-rules prints the catalogue', async () => {
+  it('exit 3 (cannot tell) for an input that is not a dump; --list-rules prints the catalogue', async () => {
     const junk = join(dir, 'junk.txt');
     writeFileSync(junk, 'hello, this is not a dump\n');
-    expect((await run([junk], {})).code).toBe(2);
+    expect((await run([junk], {})).code).toBe(3);
     const { out, code } = await run([], { listRules: true });
     expect(code).toBe(0);
     expect(out.split('\n').filter(Boolean)).toHaveLength(RULES_BY_ID.size);

@@ -1,12 +1,33 @@
 /** `kpx collect -o DIR`: write this node's dumps and a manifest to a directory. */
-import { collectTo } from '../../collect/live.js';
-import { ExitCode } from '../exit.js';
+import { CollectTargetError, checkCollectTarget, collectTo } from '../../collect/live.js';
+import { ExitCode, UsageError } from '../exit.js';
+import { cannotWrite, writeOutputFile } from '../output.js';
 
-export async function collectAction(opts: { output: string }): Promise<number> {
-  const { dir, manifest } = await collectTo(opts.output);
+export async function collectAction(opts: { output: string; force?: boolean }): Promise<number> {
+  try {
+    // A non-empty directory may be a baseline bundle: never overwritten without --force.
+    checkCollectTarget(opts.output, Boolean(opts.force));
+  } catch (e) {
+    if (e instanceof CollectTargetError) throw new UsageError(e.message);
+    throw e;
+  }
+  let made;
+  try {
+    made = await collectTo(opts.output, undefined, writeOutputFile);
+  } catch (e) {
+    // mkdir of the bundle directory (the files' own writes already name themselves).
+    if ((e as NodeJS.ErrnoException).syscall === 'mkdir') throw cannotWrite(opts.output, e);
+    throw e;
+  }
+  const { dir, manifest } = made;
   for (const s of manifest.steps) {
     const note = s.status === 'ok' ? `${s.bytes} bytes` : `${s.status}${s.detail ? ': ' + s.detail : ''}`;
     process.stderr.write(`${s.status === 'ok' ? 'wrote' : 'skip '} ${s.file.padEnd(20)} ${s.command}  (${note})\n`);
+  }
+  const failed = manifest.steps.filter((s) => s.status === 'failed');
+  if (failed.length) {
+    const root = typeof process.getuid === 'function' && process.getuid() !== 0 ? ' kpx is not running as root: run it with sudo.' : '';
+    process.stderr.write(`kpx: ${failed.map((s) => s.command).join(', ')} failed: the bundle lacks ${failed.length === 1 ? 'that dump' : 'those dumps'} (manifest.json records why).${root}\n`);
   }
   process.stderr.write(`bundle in ${dir}; analyse it with: kpx inspect -i ${dir}\n`);
   return ExitCode.Ok;

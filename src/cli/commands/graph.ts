@@ -1,10 +1,11 @@
 /** `kpx graph [--service ns/name]`: the chain/set/virtual-server graph as DOT or Mermaid (or SVG). */
-import { writeFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
-import { serviceGraph, toDot, toMermaid, renderSvg, dotAvailable } from '../../graph/index.js';
+import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
+import { renderSvg } from '../../graph/svg.js';
 import { serviceSelector } from './services.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { writeOutputFile } from '../output.js';
 
 export interface GraphOptions extends InputOptions {
   service?: string[];
@@ -14,7 +15,6 @@ export interface GraphOptions extends InputOptions {
 }
 
 export async function graphAction(positional: string[], opts: GraphOptions): Promise<number> {
-  if (opts.svg && !dotAvailable()) throw new UsageError('--svg needs Graphviz `dot` on PATH (Debian/Ubuntu: apt-get install graphviz)');
   const snapshot = await loadFromOptions(positional, opts, false);
   const res = await resolveServices(snapshot);
   let services = res.services;
@@ -26,9 +26,9 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
   }
   const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
   const dot = toDot(g);
-  if (opts.svg) writeFileSync(opts.svg, renderSvg(dot));
+  if (opts.svg) writeOutputFile(opts.svg, await renderSvg(dot));
   const text = opts.format === 'mermaid' ? toMermaid(g) : dot;
-  if (opts.output) writeFileSync(opts.output, text);
+  if (opts.output) writeOutputFile(opts.output, text);
   else if (!opts.svg || opts.format === 'mermaid' || opts.output === '-') process.stdout.write(text);
   return ExitCode.Ok;
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { cannotTell, reportInputProblems } from '../evidence.js';
 import { RULES, RULES_BY_ID } from '../../lint/index.js';
 import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } from '../../lint/run.js';
 import { ConfigError, parseConfig, type LintConfig } from '../../lint/config.js';
@@ -9,6 +10,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson } from '../../render/json.js';
 import { renderLintGithub, renderLintJson, renderLintText, renderRuleList } from '../../render/lint.js';
 import { renderSarif } from '../../render/sarif.js';
+import { VERSION } from '../../version.js';
 
 export interface LintCliOptions extends InputOptions {
   output: 'text' | 'json' | 'sarif' | 'github';
@@ -19,8 +21,6 @@ export interface LintCliOptions extends InputOptions {
   baseline?: string;
   listRules?: boolean;
 }
-
-const VERSION = '0.1.0';
 
 function readText(path: string, what: string): string {
   try {
@@ -70,7 +70,13 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   const baseline = opts.baseline ? readBaseline(opts.baseline) : undefined;
 
   const snapshot = await loadFromOptions(inputs, opts, opts.output === 'text');
-  const unknown = snapshot.files.filter((f) => f.format === 'unknown' && f.diagnostics.some((d) => d.severity === 'error'));
+  // Said first: what could not be used (the rest is linted), or that nothing can be.
+  reportInputProblems(snapshot);
+  const unknown = cannotTell(snapshot, 'what is wrong with this dataplane');
+  if (unknown) {
+    process.stderr.write(unknown + '\n');
+    return ExitCode.CannotTell;
+  }
   const result = await lintSnapshot(snapshot, { only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
   const findings = baseline ? applyBaseline(result.findings, baseline) : [...result.findings];
   const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: RULES };
@@ -88,16 +94,5 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
       process.stdout.write(renderLintText(report, c));
   }
   if (baseline && opts.output === 'text') process.stderr.write(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);
-  if (unknown.length) {
-    process.stderr.write(`kpx: ${unknown.map((f) => f.path).join(', ')}: not a dump kpx reads (run \`kpx inspect\` on it)\n`);
-    return ExitCode.Error;
-  }
-  if (snapshot.rulesets.length === 0 && snapshot.nft.length === 0 && snapshot.ipvs.length === 0) {
-    process.stderr.write('kpx: no iptables-save, nft or ipvsadm dump among the inputs: nothing to lint\n');
-    return ExitCode.Error;
-  }
-  if (snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'))) {
-    process.stderr.write('kpx: some inputs had parse errors; run `kpx inspect` on them for details\n');
-  }
   return failsAt(findings, opts.failOn) ? ExitCode.Findings : ExitCode.Ok;
 }

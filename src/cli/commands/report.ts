@@ -1,10 +1,10 @@
 /** `kpx report -o report.md|report.html`: a one-file incident report of a snapshot. */
-import { writeFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { buildReport } from '../../report/index.js';
 import { serviceSelector } from './services.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { writeOutputFile } from '../output.js';
 
 export interface ReportCliOptions extends InputOptions {
   output: string;
@@ -27,7 +27,7 @@ export async function reportAction(positional: string[], opts: ReportCliOptions)
   });
   if (opts.output === '-') process.stdout.write(text);
   else {
-    writeFileSync(opts.output, text);
+    writeOutputFile(opts.output, text);
     process.stderr.write(`kpx: wrote ${opts.output}\n`);
   }
   return ExitCode.Ok;

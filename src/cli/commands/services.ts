@@ -9,6 +9,7 @@ import { renderServiceDetail, renderServicesTable, serviceJson } from '../../ren
 import { problemText } from '../../render/problems.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface ServicesOptions extends InputOptions {
@@ -40,8 +41,14 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.nodes) return (await import('./cluster-services.js')).servicesNodesAction(positional, opts);
   if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
   let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text');
+  // Inputs that could not be used are said first; with no ruleset left, "no Services" would be a lie.
+  reportInputProblems(snapshot);
+  const unknown = cannotTell(snapshot, 'which Services this node implements');
+  if (unknown) {
+    process.stderr.write(unknown + '\n');
+    return ExitCode.CannotTell;
+  }
   const res = await resolveServices(snapshot);
-  const inputErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
   const stale = staleRulesNotice(snapshot);
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
@@ -62,6 +69,5 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
   } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}`);
-  if (inputErrors) process.stderr.write('kpx: some inputs had errors; run `kpx inspect` on them for details\n');
   return ExitCode.Ok;
 }

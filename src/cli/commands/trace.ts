@@ -7,6 +7,7 @@ import { renderJson } from '../../render/json.js';
 import { renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface TraceCliOptions extends InputOptions {
@@ -44,6 +45,13 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
   const { dest, protocol, from, sport } = traceRequest(destination, opts);
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
+  // No ruleset for the packet's family: any road shown would be made up (exit 3, said first).
+  reportInputProblems(snapshot);
+  const unknown = cannotTell(snapshot, `where ${destination} goes`, dest.ip.family);
+  if (unknown) {
+    process.stderr.write(unknown + '\n');
+    return ExitCode.CannotTell;
+  }
   const res = await resolveServices(snapshot);
   const protocols = protocol ? [protocol] : protocolsFor(res, dest, snapshot);
   const traces = [];

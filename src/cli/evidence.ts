@@ -1,0 +1,59 @@
+/**
+ * Can the inputs answer the question at all? `services`, `trace` and `lint` say first which
+ * inputs could not be used (unreadable, not a dump, a collection that failed) and, when no
+ * ruleset is left to answer from, exit 3 ("cannot tell") instead of reporting "nothing found".
+ */
+import type { NodeSnapshot } from '../model/snapshot.js';
+import { printable } from '../source/index.js';
+
+/** Diagnostics that mean a whole file gave no evidence (as opposed to one bad line in a dump). */
+const UNUSABLE = new Set(['input/unreadable', 'input/unknown-format', 'collect/failed', 'internal/parser-crash']);
+
+export interface UnusableInput {
+  readonly path: string;
+  readonly why: string;
+}
+
+export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
+  const out: UnusableInput[] = [];
+  for (const f of s.files) {
+    const d = f.diagnostics.find((x) => x.severity === 'error' && UNUSABLE.has(x.code));
+    if (d) out.push({ path: f.path, why: d.code === 'input/unknown-format' ? 'not a dump kpx reads' : d.message });
+  }
+  return out;
+}
+
+/** Files that were read but have error lines (the rest of each file was still read). */
+export function filesWithLineErrors(s: NodeSnapshot): string[] {
+  return s.files.filter((f) => f.diagnostics.some((d) => d.severity === 'error' && !UNUSABLE.has(d.code))).map((f) => f.path);
+}
+
+/** Is there a ruleset (iptables-save, nft, IPVS) to answer from — for one family, or any? */
+export function hasRuleEvidence(s: NodeSnapshot, family?: 4 | 6): boolean {
+  const nftFamilies = family === undefined ? ['ip', 'ip6', 'inet'] : ['inet', family === 4 ? 'ip' : 'ip6'];
+  return (
+    s.rulesets.some((r) => family === undefined || r.family === family) ||
+    s.nft.some((n) => n.tables.some((t) => nftFamilies.includes(t.family))) ||
+    s.ipvs.some((d) => d.virtualServers.some((v) => family === undefined || v.ip === undefined || v.ip.family === family))
+  );
+}
+
+/**
+ * Tell stderr, before any answer, which inputs were not used and which had bad lines. Returns
+ * the lines written (for tests).
+ */
+export function reportInputProblems(s: NodeSnapshot, write: (text: string) => void = (t) => process.stderr.write(t)): string[] {
+  const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}; not used`);
+  const partial = filesWithLineErrors(s);
+  if (partial.length) lines.push(`kpx: ${partial.map((p) => printable(p, 4096)).join(', ')}: some lines could not be read (the rest was); \`kpx inspect\` shows them`);
+  for (const l of lines) write(l + '\n');
+  return lines;
+}
+
+/** The "cannot tell" sentence when no ruleset answers `question`, else undefined. */
+export function cannotTell(s: NodeSnapshot, question: string, family?: 4 | 6): string | undefined {
+  if (hasRuleEvidence(s, family)) return undefined;
+  const fam = family === undefined ? '' : ` for IPv${family}`;
+  const dumps = family === 6 ? 'ip6tables-save, nft or ipvsadm' : family === 4 ? 'iptables-save, nft or ipvsadm' : 'iptables-save, ip6tables-save, nft or ipvsadm';
+  return `kpx: cannot tell ${question}: no ${dumps} dump${fam} was read from the inputs (collect one as root: kpx collect -o DIR)`;
+}

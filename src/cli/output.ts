@@ -1,0 +1,66 @@
+/**
+ * Writing kpx's output: files (`graph --svg`, `report -o`, `collect -o`) and stdout. A write that
+ * fails is the user's environment, not a kpx bug: one line `kpx: cannot write PATH: reason (what
+ * to do)`, exit 2, no stack trace.
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fsReason } from '../load/index.js';
+import { printable } from '../source/index.js';
+
+/** Output could not be written (exit 2). */
+export class OutputError extends Error {}
+
+function hint(path: string, code: string | undefined): string {
+  switch (code) {
+    case 'ENOENT':
+      return `the directory ${printable(dirname(path), 4096)} does not exist: create it first, or choose another path`;
+    case 'ENOTDIR':
+      return 'a part of the path is a file, not a directory: choose another path';
+    case 'EACCES':
+    case 'EPERM':
+      return 'choose a place you may write to';
+    case 'EROFS':
+      return 'the file system is read-only: choose another place';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'free some space, or write elsewhere';
+    case 'EISDIR':
+      return 'name a file, not a directory';
+    case 'EEXIST':
+      return 'choose a new path, or remove what is there';
+    default:
+      return 'check the path and the disk';
+  }
+}
+
+/** The OutputError for a failed write to `path` (a file, or "standard output"). */
+export function cannotWrite(path: string, e: unknown): OutputError {
+  return new OutputError(`cannot write ${printable(path, 4096)}: ${fsReason(e)} (${hint(path, (e as NodeJS.ErrnoException)?.code)})`);
+}
+
+/** writeFileSync whose failure is an OutputError naming the path. */
+export function writeOutputFile(path: string, data: string | Uint8Array): void {
+  try {
+    writeFileSync(path, data);
+  } catch (e) {
+    throw cannotWrite(path, e);
+  }
+}
+
+/**
+ * stdout and stderr report write failures as 'error' events (to a file or /dev/full: ENOSPC; a
+ * closed pipe: EPIPE). A closed pipe (`kpx … | head`) is the reader's choice: stop quietly with
+ * the exit code so far. Anything else: one line on stderr (when that still works), exit 2.
+ */
+export function guardStdStreams(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    try {
+      process.stderr.write(`kpx: ${cannotWrite('standard output', e).message}\n`);
+    } finally {
+      process.exit(2);
+    }
+  });
+  process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? (process.exitCode ?? 0) : 2));
+}
