@@ -74,7 +74,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
         break;
     }
   }
-  const loaded: LoadedFile[] = files.map((f) => ({ path: f.path, format: f.format, counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes }));
+  const loaded: LoadedFile[] = files.map((f) => ({ path: f.path, format: f.format, ...(f.parsed?.variant ? { variant: f.parsed.variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes }));
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
   return {
     name: opts.name ?? 'node',

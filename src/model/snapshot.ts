@@ -17,6 +17,8 @@ export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
 export interface LoadedFile {
   readonly path: string;
   readonly format: FormatId | 'unknown' | 'empty';
+  /** ParsedInput.variant (e.g. `transaction` for `nft -f` input). */
+  readonly variant?: string;
   readonly counts: Readonly<Record<string, number>>;
   readonly diagnostics: readonly Diagnostic[];
   readonly bytes: number;

@@ -53,6 +53,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
         files: snapshot.files.map((f) => ({
           path: f.path,
           format: f.format,
+          ...(f.variant ? { variant: f.variant } : {}),
           bytes: f.bytes,
           counts: f.counts,
           diagnostics: f.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, line: d.line, column: d.column, ...(d.expected ? { expected: d.expected } : {}), ...(d.found ? { found: d.found } : {}) })),
@@ -70,7 +71,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
       .join(', ');
     const errors = f.diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = f.diagnostics.filter((d) => d.severity === 'warning').length;
-    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
+    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.variant ? `${f.format} (${f.variant})` : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
   }
   const summary = snapshotSummary(snapshot);
   const lines = [table.toString(), ''];

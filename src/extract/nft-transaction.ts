@@ -1,0 +1,434 @@
+/**
+ * Apply the commands of an `nft -f` transaction (grammars/nft/transaction.ts) in order, the way
+ * nft and the kernel do, into the tables `nft list ruleset` would show afterwards.
+ *
+ * What nft refuses is checked as the kernel checks it (net/netfilter/nf_tables_api.c), with the
+ * errno nft prints: deleting, flushing or adding into what does not exist (No such file or
+ * directory), `create` of what exists and re-adding a set with other properties (File exists),
+ * deleting a chain or set still referenced by a rule or map element (Device or resource busy),
+ * changing a base chain's hook or a map element's value (Operation not supported). nft then
+ * applies nothing of the file; kpx reports the error at the command's line and applies the rest,
+ * so one bad line does not hide the others.
+ *
+ * The result is what the listing would print: base chains get `policy accept` unless told
+ * otherwise, set timeouts print as `3h`, a one-element anonymous set is a plain value; handles
+ * are counted per table as the kernel allocates them (chains, sets, anonymous sets, rules) so
+ * that `delete rule … handle N` finds the rule nft would.
+ */
+import type { SynChain, SynCommand, SynDocument, SynElement, SynRule, SynSet, SynTable } from '../../grammars/nft/index.js';
+import { diagnostic, type Diagnostic } from '../source/index.js';
+import { formatNftTime, nftTimeToSeconds, standardPriority, type NftChain, type NftElement, type NftExpr, type NftOperand, type NftRule, type NftSet, type NftTable } from '../model/nft.js';
+
+type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
+
+interface MRule {
+  rule: NftRule;
+  handle: number;
+}
+interface MChain {
+  chain: Omit<Mut<NftChain>, 'rules'>;
+  rules: MRule[];
+  handle: number;
+}
+interface MSet {
+  set: Mut<NftSet>;
+  handle: number;
+}
+export interface MTable {
+  family: string;
+  name: string;
+  comment?: string;
+  flags: string[];
+  chains: MChain[];
+  sets: MSet[];
+  line: number;
+  endLine: number;
+  handle: number;
+  /** The kernel's per-table handle counter (nf_tables_alloc_handle). */
+  hgen: number;
+}
+
+const ERRNO = {
+  noent: 'No such file or directory',
+  exist: 'File exists',
+  busy: 'Device or resource busy',
+  notsupp: 'Operation not supported',
+} as const;
+const EXPECTED: Record<keyof typeof ERRNO, string> = { noent: 'an existing object', exist: 'a name not in use', busy: 'an unreferenced object', notsupp: 'the properties it has' };
+const CODE: Record<keyof typeof ERRNO, string> = { noent: 'nft/no-such-object', exist: 'nft/object-exists', busy: 'nft/object-busy', notsupp: 'nft/not-supported' };
+
+/** Chain and set names a rule (or element value) refers to: `jump X`, `goto X`, `@s`, `vmap @m`, `update @s`. */
+export function references(x: unknown, out: { chains: Set<string>; sets: Set<string> } = { chains: new Set(), sets: new Set() }) {
+  if (Array.isArray(x)) for (const v of x) references(v, out);
+  else if (x !== null && typeof x === 'object') {
+    const o = x as Record<string, unknown>;
+    if (o.kind === 'verdict' && typeof o.chain === 'string' && (o.verdict === 'jump' || o.verdict === 'goto')) out.chains.add(o.chain);
+    if ((o.kind === 'set-ref' || o.kind === 'ref') && typeof o.name === 'string') out.sets.add(o.name);
+    if (o.kind === 'update-set' && typeof o.set === 'string') out.sets.add(o.set);
+    for (const v of Object.values(o)) if (v !== null && typeof v === 'object') references(v, out);
+  }
+  return out;
+}
+
+/** Anonymous sets and maps a rule creates (each takes a handle before the rule does). */
+function anonymousSets(x: unknown): number {
+  if (Array.isArray(x)) return x.reduce((n: number, v) => n + anonymousSets(v), 0);
+  if (x === null || typeof x !== 'object') return 0;
+  const o = x as Record<string, unknown>;
+  let n = o.kind === 'set' || o.kind === 'inline' ? 1 : 0;
+  for (const v of Object.values(o)) if (v !== null && typeof v === 'object') n += anonymousSets(v);
+  return n;
+}
+
+/** nft stores a one-element anonymous set as the value itself (`ip daddr { 10.0.0.0/8 }` lists as `ip daddr 10.0.0.0/8`). */
+function canonicalOperand(o: NftOperand): NftOperand {
+  if (o.kind === 'set' && o.elements.length === 1 && o.elements[0].value === undefined && o.elements[0].key.length === 1) return { kind: 'value', text: o.elements[0].key[0] };
+  return o;
+}
+
+function canonicalRule(r: SynRule): NftRule {
+  const exprs = r.exprs.map((e): NftExpr => (e.kind === 'match' ? { ...e, right: canonicalOperand(e.right) } : e));
+  return { ...r, exprs };
+}
+
+function canonicalTime(t: string | undefined): string | undefined {
+  if (t === undefined) return undefined;
+  const s = nftTimeToSeconds(t);
+  return s === undefined ? t : formatNftTime(s);
+}
+
+function numericPriority(family: string, c: SynChain): number | undefined {
+  if (c.priorityBase === undefined) return undefined;
+  const base = /^-?\d+$/.test(c.priorityBase) ? Number(c.priorityBase) : standardPriority(family, c.priorityBase);
+  return base === undefined ? undefined : base + (c.priorityOffset ?? 0);
+}
+
+const elementKey = (e: SynElement) => e.key.join(' . ');
+const sameValue = (a: SynElement, b: SynElement) => JSON.stringify(a.value ?? null) === JSON.stringify(b.value ?? null);
+
+export class TransactionState {
+  readonly tables: MTable[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  private tableHandle = 0;
+
+  constructor(readonly file: string) {}
+
+  private fail(cmd: SynCommand, errno: keyof typeof ERRNO, what: string, column = cmd.nameColumn): false {
+    this.diagnostics.push(diagnostic('error', CODE[errno], `${what}: nft refuses \`${cmd.verb} ${cmd.object}\` (${ERRNO[errno]})`, this.file, cmd.line, column, { expected: EXPECTED[errno], found: what }));
+    return false;
+  }
+
+  private findTable(family: string, name: string | undefined): MTable | undefined {
+    return this.tables.find((t) => t.family === family && t.name === name);
+  }
+
+  /** The command's table, or an error (by name, or by handle for `delete table … handle N`). */
+  private tableOf(cmd: SynCommand): MTable | undefined {
+    const t = cmd.object === 'table' && cmd.handle !== undefined ? this.tables.find((x) => x.family === cmd.family && x.handle === cmd.handle) : this.findTable(cmd.family, cmd.table);
+    if (!t) this.fail(cmd, 'noent', `table ${cmd.family} ${cmd.handle !== undefined && cmd.object === 'table' ? `handle ${cmd.handle}` : cmd.table} does not exist`, cmd.object === 'table' ? cmd.nameColumn : cmd.column);
+    return t;
+  }
+
+  apply(cmd: SynCommand): void {
+    switch (cmd.object) {
+      case 'block':
+        return this.block(cmd);
+      case 'ruleset':
+        for (let k = this.tables.length - 1; k >= 0; k--) if (cmd.family === '' || this.tables[k].family === cmd.family) this.tables.splice(k, 1);
+        return;
+      case 'table':
+        return this.table(cmd);
+      case 'chain':
+        return this.chain(cmd);
+      case 'set':
+      case 'map':
+        return this.set(cmd);
+      case 'element':
+        return this.element(cmd);
+      case 'rule':
+        return this.rule(cmd);
+    }
+  }
+
+  private table(cmd: SynCommand): void {
+    const t = cmd.handle !== undefined || cmd.verb !== 'add' && cmd.verb !== 'create' ? undefined : this.findTable(cmd.family, cmd.table);
+    if (cmd.verb === 'add' || cmd.verb === 'create') {
+      // An existing table keeps its comment (the kernel updates only its flags).
+      if (t) {
+        if (cmd.verb === 'create') this.fail(cmd, 'exist', `table ${cmd.family} ${cmd.table} exists`);
+        return;
+      }
+      this.newTable(cmd.family, cmd.table!, cmd.line, cmd.tableSpec);
+      return;
+    }
+    if (cmd.verb === 'destroy' && !this.findTable(cmd.family, cmd.table) && cmd.handle === undefined) return;
+    const found = this.tableOf(cmd);
+    if (!found) return;
+    if (cmd.verb === 'flush') for (const c of found.chains) c.rules = [];
+    else this.tables.splice(this.tables.indexOf(found), 1);
+  }
+
+  private newTable(family: string, name: string, line: number, spec?: { readonly comment?: string; readonly flags: readonly string[] }): MTable {
+    const t: MTable = { family, name, flags: [...(spec?.flags ?? [])], chains: [], sets: [], line, endLine: line, handle: ++this.tableHandle, hgen: 0 };
+    if (spec?.comment !== undefined) t.comment = spec.comment;
+    this.tables.push(t);
+    return t;
+  }
+
+  private chain(cmd: SynCommand): void {
+    const t = this.tableOf(cmd);
+    if (!t) return;
+    t.endLine = Math.max(t.endLine, cmd.line);
+    const c = cmd.handle !== undefined ? t.chains.find((x) => x.handle === cmd.handle) : t.chains.find((x) => x.chain.name === cmd.name);
+    const label = `chain ${cmd.family} ${cmd.table} ${cmd.name ?? `handle ${cmd.handle}`}`;
+    if (cmd.verb === 'add' || cmd.verb === 'create') {
+      if (c) {
+        if (cmd.verb === 'create') {
+          this.fail(cmd, 'exist', `${label} exists`);
+          return;
+        }
+        this.updateChain(cmd, c);
+        return;
+      }
+      this.addChain(t, cmd.chain ?? { name: cmd.name!, rules: [], line: cmd.line }, cmd.line);
+      for (const r of cmd.chain?.rules ?? []) this.appendRule(cmd, t, t.chains[t.chains.length - 1], r);
+      return;
+    }
+    if (!c) {
+      if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `${label} does not exist`);
+      return;
+    }
+    if (cmd.verb === 'flush') {
+      c.rules = [];
+      return;
+    }
+    // delete/destroy: its own rules go with it; a jump, goto or map element elsewhere keeps it busy.
+    const users = this.chainUsers(t, c.chain.name, c);
+    if (users) {
+      this.fail(cmd, 'busy', `${label} is still referenced (${users})`);
+      return;
+    }
+    t.chains.splice(t.chains.indexOf(c), 1);
+  }
+
+  private chainUsers(t: MTable, name: string, except?: MChain): string | undefined {
+    for (const c of t.chains) {
+      if (c === except) continue;
+      for (const r of c.rules) if (references(r.rule.exprs).chains.has(name)) return `by a rule in chain ${c.chain.name}, line ${r.rule.line}`;
+    }
+    for (const s of t.sets) for (const e of s.set.elements) if (references(e.value).chains.has(name)) return `by an element of ${s.set.kind} ${s.set.name}`;
+    return undefined;
+  }
+
+  private updateChain(cmd: SynCommand, c: MChain): void {
+    const spec = cmd.chain;
+    if (!spec) return;
+    const cur = c.chain;
+    if ((spec.hook !== undefined || spec.type !== undefined) && (spec.hook !== cur.hook || spec.type !== cur.type || (spec.priorityBase !== undefined && numericPriority(cmd.family, spec) !== cur.priority))) {
+      this.fail(cmd, 'notsupp', `chain ${cmd.name} exists with another type, hook or priority`, cmd.column);
+      return;
+    }
+    // Only a base chain's policy changes on a re-add; the comment stays as it was.
+    if (spec.policy !== undefined && cur.hook !== undefined) cur.policy = spec.policy;
+  }
+
+  private addChain(t: MTable, spec: SynChain, line: number): MChain {
+    const { priorityBase, priorityOffset, rules, handle, ...rest } = spec;
+    void priorityBase, priorityOffset, rules, handle;
+    const chain: Omit<Mut<NftChain>, 'rules'> = { ...rest, line };
+    const p = numericPriority(t.family, spec);
+    if (p !== undefined) chain.priority = p;
+    if (chain.hook !== undefined && chain.policy === undefined) chain.policy = 'accept';
+    const c: MChain = { chain, rules: [], handle: ++t.hgen };
+    t.chains.push(c);
+    return c;
+  }
+
+  private set(cmd: SynCommand): void {
+    const t = this.tableOf(cmd);
+    if (!t) return;
+    t.endLine = Math.max(t.endLine, cmd.line);
+    const s = cmd.handle !== undefined ? t.sets.find((x) => x.handle === cmd.handle) : t.sets.find((x) => x.set.name === cmd.name);
+    const label = `${cmd.object} ${cmd.family} ${cmd.table} ${cmd.name ?? `handle ${cmd.handle}`}`;
+    if (cmd.verb === 'add' || cmd.verb === 'create') {
+      const spec = cmd.set!;
+      if (s) {
+        const same = s.set.kind === spec.kind && s.set.keyType.join(' . ') === spec.keyType.join(' . ') && (s.set.valueType ?? '') === (spec.valueType ?? '') && [...s.set.flags].sort().join(',') === [...spec.flags].sort().join(',');
+        if (cmd.verb === 'create' || !same) {
+          this.fail(cmd, 'exist', `${label} exists${same ? '' : ' with other properties'}`);
+          return;
+        }
+        for (const e of spec.elements) this.addElement(cmd, t, s, e);
+        return;
+      }
+      this.addSet(cmd, t, spec, cmd.line);
+      return;
+    }
+    if (!s) {
+      if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `${label} does not exist`);
+      return;
+    }
+    if (cmd.verb === 'flush') {
+      s.set.elements = [];
+      return;
+    }
+    for (const c of t.chains)
+      for (const r of c.rules)
+        if (references(r.rule.exprs).sets.has(s.set.name)) {
+          this.fail(cmd, 'busy', `${label} is still used by a rule in chain ${c.chain.name}, line ${r.rule.line}`);
+          return;
+        }
+    t.sets.splice(t.sets.indexOf(s), 1);
+  }
+
+  private addSet(cmd: SynCommand, t: MTable, spec: SynSet, line: number): void {
+    const { handle, elements, timeout, gcInterval, ...rest } = spec;
+    void handle;
+    const set: Mut<NftSet> = { ...rest, keyType: [...spec.keyType], flags: [...spec.flags], elements: [], line };
+    const to = canonicalTime(timeout);
+    if (to !== undefined) set.timeout = to;
+    const gc = canonicalTime(gcInterval);
+    if (gc !== undefined) set.gcInterval = gc;
+    const s: MSet = { set, handle: ++t.hgen };
+    t.sets.push(s);
+    for (const e of elements) this.addElement(cmd, t, s, e);
+  }
+
+  private element(cmd: SynCommand): void {
+    const t = this.tableOf(cmd);
+    if (!t) return;
+    t.endLine = Math.max(t.endLine, cmd.line);
+    const s = t.sets.find((x) => x.set.name === cmd.name);
+    if (!s) {
+      if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `set or map ${cmd.family} ${cmd.table} ${cmd.name} does not exist`);
+      return;
+    }
+    for (const e of cmd.elements ?? []) {
+      if (cmd.verb === 'add' || cmd.verb === 'create') {
+        if (!this.addElement(cmd, t, s, e)) continue;
+      } else {
+        const k = s.set.elements.findIndex((x) => elementKey(x) === elementKey(e));
+        if (k < 0) {
+          if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `element ${elementKey(e)} is not in ${s.set.kind} ${s.set.name}`, e.column);
+          continue;
+        }
+        s.set.elements.splice(k, 1);
+      }
+    }
+  }
+
+  private addElement(cmd: SynCommand, t: MTable, s: MSet, e: SynElement): boolean {
+    const key = elementKey(e);
+    const old = s.set.elements.find((x) => elementKey(x) === key);
+    if (old) {
+      if (cmd.verb === 'create') return this.fail(cmd, 'exist', `element ${key} is already in ${s.set.kind} ${s.set.name}`, e.column);
+      if (!sameValue(old, e)) return this.fail(cmd, 'notsupp', `element ${key} is already in ${s.set.kind} ${s.set.name} with another value`, e.column);
+      return true;
+    }
+    for (const ch of references(e.value).chains)
+      if (!t.chains.some((c) => c.chain.name === ch)) return this.fail(cmd, 'noent', `chain ${ch} (the element's verdict) does not exist`, e.column);
+    const el: Mut<NftElement> = { ...e, key: [...e.key] };
+    const to = canonicalTime(e.timeout);
+    if (to !== undefined) el.timeout = to;
+    s.set.elements.push(el);
+    return true;
+  }
+
+  private rule(cmd: SynCommand): void {
+    const t = this.tableOf(cmd);
+    if (!t) return;
+    t.endLine = Math.max(t.endLine, cmd.line);
+    const c = t.chains.find((x) => x.chain.name === cmd.name);
+    if (!c) {
+      if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `chain ${cmd.family} ${cmd.table} ${cmd.name} does not exist`);
+      return;
+    }
+    if (cmd.verb === 'delete' || cmd.verb === 'destroy' || cmd.verb === 'replace') {
+      const k = c.rules.findIndex((r) => r.handle === cmd.handle);
+      if (k < 0) {
+        if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `chain ${cmd.name} has no rule with handle ${cmd.handle}`);
+        return;
+      }
+      if (cmd.verb === 'replace') {
+        if (!this.checkRefs(cmd, t, cmd.rule!)) return;
+        c.rules[k] = { rule: canonicalRule(cmd.rule!), handle: c.rules[k].handle };
+      } else c.rules.splice(k, 1);
+      return;
+    }
+    let at = cmd.verb === 'insert' ? 0 : c.rules.length;
+    if (cmd.position) {
+      const p = cmd.position;
+      const k = p.by === 'handle' ? c.rules.findIndex((r) => r.handle === p.value) : p.value < c.rules.length ? p.value : -1;
+      if (k < 0) {
+        this.fail(cmd, 'noent', `chain ${cmd.name} has no rule at ${p.by} ${p.value}`);
+        return;
+      }
+      at = cmd.verb === 'insert' ? k : k + 1;
+    }
+    if (!this.checkRefs(cmd, t, cmd.rule!)) return;
+    const rule = canonicalRule(cmd.rule!);
+    t.hgen += anonymousSets(rule.exprs);
+    c.rules.splice(at, 0, { rule, handle: ++t.hgen });
+  }
+
+  private appendRule(cmd: SynCommand, t: MTable, c: MChain, r: SynRule): void {
+    if (!this.checkRefs(cmd, t, r)) return;
+    const rule = canonicalRule(r);
+    t.hgen += anonymousSets(rule.exprs);
+    c.rules.push({ rule, handle: ++t.hgen });
+  }
+
+  /** A rule's jumps and set lookups must name what exists in its table (else ENOENT). */
+  private checkRefs(cmd: SynCommand, t: MTable, r: SynRule): boolean {
+    const refs = references(r.exprs);
+    for (const ch of refs.chains) if (!t.chains.some((c) => c.chain.name === ch)) return this.fail(cmd, 'noent', `chain ${ch} (jumped to) does not exist in table ${t.family} ${t.name}`, r.column);
+    for (const s of refs.sets) if (!t.sets.some((x) => x.set.name === s)) return this.fail(cmd, 'noent', `set or map @${s} does not exist in table ${t.family} ${t.name}`, r.column);
+    return true;
+  }
+
+  /** `table F N { … }` among commands: nft adds its chains, then its sets, then the chains' rules. */
+  private block(cmd: SynCommand): void {
+    const b = cmd.block as SynTable;
+    let t = this.findTable(b.family, b.name);
+    if (cmd.verb === 'create' && t) {
+      this.fail(cmd, 'exist', `table ${b.family} ${b.name} exists`);
+      return;
+    }
+    t ??= this.newTable(b.family, b.name, b.line, { flags: b.flags, ...(b.comment !== undefined ? { comment: b.comment } : {}) });
+    t.endLine = Math.max(t.endLine, b.endLine);
+    const at = (line: number): SynCommand => ({ ...cmd, line, column: 1, nameColumn: 1 });
+    const chains = b.chains.map((spec) => {
+      const c = t!.chains.find((x) => x.chain.name === spec.name);
+      if (c) {
+        this.updateChain({ ...at(spec.line), object: 'chain', name: spec.name, chain: spec }, c);
+        return c;
+      }
+      return this.addChain(t!, spec, spec.line);
+    });
+    for (const spec of b.sets) {
+      const s = t.sets.find((x) => x.set.name === spec.name);
+      if (s) for (const e of spec.elements) this.addElement(at(spec.line), t, s, e);
+      else this.addSet(at(spec.line), t, spec, spec.line);
+    }
+    b.chains.forEach((spec, k) => {
+      for (const r of spec.rules) this.appendRule(at(r.line), t!, chains[k], r);
+    });
+  }
+}
+
+/** The transaction's end state: tables as `nft list ruleset` shows them (without file and origin). */
+export function applyTransaction(doc: SynDocument, file: string): { tables: Omit<NftTable, 'file' | 'fromIptablesNft'>[]; diagnostics: Diagnostic[] } {
+  const st = new TransactionState(file);
+  for (const cmd of doc.commands ?? []) st.apply(cmd);
+  const tables = st.tables.map((t) => ({
+    family: t.family,
+    name: t.name,
+    ...(t.comment !== undefined ? { comment: t.comment } : {}),
+    flags: t.flags,
+    chains: t.chains.map((c): NftChain => ({ ...c.chain, rules: c.rules.map((r) => r.rule) })),
+    sets: t.sets.map((s) => s.set),
+    line: t.line,
+    endLine: t.endLine,
+  }));
+  return { tables, diagnostics: st.diagnostics };
+}
