@@ -17,6 +17,7 @@
  */
 import type { SynChain, SynCommand, SynDocument, SynElement, SynRule, SynSet, SynTable } from '../../grammars/nft/index.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
+import { canonicalAddress, mergeAddressIntervals } from './nft-intervals.js';
 import { formatNftTime, nftTimeToSeconds, standardPriority, type NftChain, type NftElement, type NftExpr, type NftOperand, type NftRule, type NftSet, type NftTable } from '../model/nft.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
@@ -80,10 +81,22 @@ function anonymousSets(x: unknown): number {
   return n;
 }
 
-/** nft stores a one-element anonymous set as the value itself (`ip daddr { 10.0.0.0/8 }` lists as `ip daddr 10.0.0.0/8`). */
+/**
+ * An operand as nft lists it: a one-element anonymous set is the value itself (`ip daddr
+ * { 10.0.0.0/8 }` lists as `ip daddr 10.0.0.0/8`); addresses lose host bits and `/32`;
+ * anonymous sets of addresses are merged intervals (./nft-intervals.ts).
+ */
 function canonicalOperand(o: NftOperand): NftOperand {
-  if (o.kind === 'set' && o.elements.length === 1 && o.elements[0].value === undefined && o.elements[0].key.length === 1) return { kind: 'value', text: o.elements[0].key[0] };
-  return o;
+  if (o.kind === 'value') {
+    const a = canonicalAddress(o.text);
+    return a === undefined || o.quoted ? o : { ...o, text: a };
+  }
+  if (o.kind !== 'set' || o.elements.some((e) => e.value !== undefined || e.key.length !== 1)) return o;
+  if (o.elements.length === 1) return canonicalOperand({ kind: 'value', text: o.elements[0].key[0] });
+  const merged = mergeAddressIntervals(o.elements.map((e) => e.key[0]));
+  if (!merged) return o;
+  const first = o.elements[0];
+  return { kind: 'set', elements: merged.map((k) => ({ key: [k], line: first.line, column: first.column })) };
 }
 
 function canonicalRule(r: SynRule): NftRule {
@@ -351,7 +364,7 @@ export class TransactionState {
       }
       if (cmd.verb === 'replace') {
         if (!this.checkRefs(cmd, t, cmd.rule!)) return;
-        c.rules[k] = { rule: canonicalRule(cmd.rule!), handle: c.rules[k].handle };
+        c.rules[k] = { rule: this.ruleIn(t, cmd.rule!), handle: c.rules[k].handle };
       } else c.rules.splice(k, 1);
       return;
     }
@@ -366,16 +379,30 @@ export class TransactionState {
       at = cmd.verb === 'insert' ? k : k + 1;
     }
     if (!this.checkRefs(cmd, t, cmd.rule!)) return;
-    const rule = canonicalRule(cmd.rule!);
-    t.hgen += anonymousSets(rule.exprs);
+    const rule = this.ruleIn(t, cmd.rule!);
     c.rules.splice(at, 0, { rule, handle: ++t.hgen });
   }
 
   private appendRule(cmd: SynCommand, t: MTable, c: MChain, r: SynRule): void {
     if (!this.checkRefs(cmd, t, r)) return;
+    const rule = this.ruleIn(t, r);
+    c.rules.push({ rule, handle: ++t.hgen });
+  }
+
+  /**
+   * A rule as the table will hold it: canonical, its anonymous sets counted (each takes a handle
+   * before the rule's), and a set it updates from the packet path sized 65535 when it has no
+   * size (the kernel's nft_dynset_init default, listed as `size 65535`).
+   */
+  private ruleIn(t: MTable, r: SynRule): NftRule {
     const rule = canonicalRule(r);
     t.hgen += anonymousSets(rule.exprs);
-    c.rules.push({ rule, handle: ++t.hgen });
+    for (const e of rule.exprs) {
+      if (e.kind !== 'update-set') continue;
+      const s = t.sets.find((x) => x.set.name === e.set);
+      if (s && s.set.size === undefined) s.set.size = 65535;
+    }
+    return rule;
   }
 
   /** A rule's jumps and set lookups must name what exists in its table (else ENOENT). */
