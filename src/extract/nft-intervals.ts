@@ -8,9 +8,12 @@
 import { formatCidr, formatIp, parseCidr, parseIp, type Family } from '../model/addr.js';
 
 const BITS: Record<Family, bigint> = { 4: 32n, 6: 128n };
+const ADDRESS_SHAPED = /^(\d+\.\d+\.\d+\.\d+|[0-9a-fA-F]*:[0-9a-fA-F:.]*)(\/\d+)?$/;
 
 /** An address value as nft prints it: host bits cleared, a host prefix as the bare address. */
 export function canonicalAddress(text: string): string | undefined {
+  // Most values are ports, protocols and names: only address-shaped text goes to the parser.
+  if (!ADDRESS_SHAPED.test(text)) return undefined;
   const c = parseCidr(text);
   if (!c) return undefined;
   return BigInt(c.prefix) === BITS[c.family] ? formatIp({ family: c.family, value: c.network }) : formatCidr(c);

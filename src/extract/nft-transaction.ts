@@ -18,6 +18,7 @@
 import type { SynChain, SynCommand, SynDocument, SynElement, SynRule, SynSet, SynTable } from '../../grammars/nft/index.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { canonicalAddress, mergeAddressIntervals } from './nft-intervals.js';
+import { JumpGraph } from './nft-jumps.js';
 import { formatNftTime, nftTimeToSeconds, standardPriority, type NftChain, type NftElement, type NftExpr, type NftOperand, type NftRule, type NftSet, type NftTable } from '../model/nft.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
@@ -25,8 +26,13 @@ type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[
 interface MRule {
   rule: NftRule;
   handle: number;
+  /** What the rule jumps to and looks up (computed once). */
+  chains: string[];
+  sets: string[];
 }
 interface MChain {
+  name: string;
+  base: boolean;
   chain: Omit<Mut<NftChain>, 'rules'>;
   rules: MRule[];
   handle: number;
@@ -34,6 +40,10 @@ interface MChain {
 interface MSet {
   set: Mut<NftSet>;
   handle: number;
+  /** Chains its elements' verdicts go to (cached; undefined when it must be recounted). */
+  targets?: Set<string>;
+  /** Its elements by key, so a big map is not searched element by element. */
+  byKey: Map<string, Mut<NftElement>>;
 }
 export interface MTable {
   family: string;
@@ -42,6 +52,9 @@ export interface MTable {
   flags: string[];
   chains: MChain[];
   sets: MSet[];
+  chainByName: Map<string, MChain>;
+  setByName: Map<string, MSet>;
+  graph: JumpGraph;
   line: number;
   endLine: number;
   handle: number;
@@ -54,9 +67,10 @@ const ERRNO = {
   exist: 'File exists',
   busy: 'Device or resource busy',
   notsupp: 'Operation not supported',
+  mlink: 'Too many links',
 } as const;
-const EXPECTED: Record<keyof typeof ERRNO, string> = { noent: 'an existing object', exist: 'a name not in use', busy: 'an unreferenced object', notsupp: 'the properties it has' };
-const CODE: Record<keyof typeof ERRNO, string> = { noent: 'nft/no-such-object', exist: 'nft/object-exists', busy: 'nft/object-busy', notsupp: 'nft/not-supported' };
+const EXPECTED: Record<keyof typeof ERRNO, string> = { noent: 'an existing object', exist: 'a name not in use', busy: 'an unreferenced object', notsupp: 'the properties it has', mlink: 'jumps from a base chain no deeper than 16, without loops' };
+const CODE: Record<keyof typeof ERRNO, string> = { noent: 'nft/no-such-object', exist: 'nft/object-exists', busy: 'nft/object-busy', notsupp: 'nft/not-supported', mlink: 'nft/jump-loop' };
 
 /** Chain and set names a rule (or element value) refers to: `jump X`, `goto X`, `@s`, `vmap @m`, `update @s`. */
 export function references(x: unknown, out: { chains: Set<string>; sets: Set<string> } = { chains: new Set(), sets: new Set() }) {
@@ -177,12 +191,21 @@ export class TransactionState {
     if (cmd.verb === 'destroy' && !this.findTable(cmd.family, cmd.table) && cmd.handle === undefined) return;
     const found = this.tableOf(cmd);
     if (!found) return;
-    if (cmd.verb === 'flush') for (const c of found.chains) c.rules = [];
-    else this.tables.splice(this.tables.indexOf(found), 1);
+    if (cmd.verb === 'flush') {
+      for (const c of found.chains) c.rules = [];
+      found.graph.invalidate();
+    } else this.tables.splice(this.tables.indexOf(found), 1);
   }
 
   private newTable(family: string, name: string, line: number, spec?: { readonly comment?: string; readonly flags: readonly string[] }): MTable {
-    const t: MTable = { family, name, flags: [...(spec?.flags ?? [])], chains: [], sets: [], line, endLine: line, handle: ++this.tableHandle, hgen: 0 };
+    const chainByName = new Map<string, MChain>();
+    const setByName = new Map<string, MSet>();
+    const graph = new JumpGraph({
+      chain: (n) => chainByName.get(n),
+      chains: () => chainByName.values(),
+      mapTargets: (n) => this.mapTargets(setByName.get(n)),
+    });
+    const t: MTable = { family, name, flags: [...(spec?.flags ?? [])], chains: [], sets: [], chainByName, setByName, graph, line, endLine: line, handle: ++this.tableHandle, hgen: 0 };
     if (spec?.comment !== undefined) t.comment = spec.comment;
     this.tables.push(t);
     return t;
@@ -192,7 +215,7 @@ export class TransactionState {
     const t = this.tableOf(cmd);
     if (!t) return;
     t.endLine = Math.max(t.endLine, cmd.line);
-    const c = cmd.handle !== undefined ? t.chains.find((x) => x.handle === cmd.handle) : t.chains.find((x) => x.chain.name === cmd.name);
+    const c = cmd.handle !== undefined ? t.chains.find((x) => x.handle === cmd.handle) : t.chainByName.get(cmd.name!);
     const label = `chain ${cmd.family} ${cmd.table} ${cmd.name ?? `handle ${cmd.handle}`}`;
     if (cmd.verb === 'add' || cmd.verb === 'create') {
       if (c) {
@@ -212,6 +235,8 @@ export class TransactionState {
       return;
     }
     if (cmd.verb === 'flush') {
+      // kube-proxy flushes every chain it ensures: an empty one removes no jumps.
+      if (c.rules.some((r) => r.chains.length || r.sets.length)) t.graph.invalidate();
       c.rules = [];
       return;
     }
@@ -222,12 +247,14 @@ export class TransactionState {
       return;
     }
     t.chains.splice(t.chains.indexOf(c), 1);
+    t.chainByName.delete(c.name);
+    t.graph.invalidate();
   }
 
   private chainUsers(t: MTable, name: string, except?: MChain): string | undefined {
     for (const c of t.chains) {
       if (c === except) continue;
-      for (const r of c.rules) if (references(r.rule.exprs).chains.has(name)) return `by a rule in chain ${c.chain.name}, line ${r.rule.line}`;
+      for (const r of c.rules) if (r.chains.includes(name)) return `by a rule in chain ${c.chain.name}, line ${r.rule.line}`;
     }
     for (const s of t.sets) for (const e of s.set.elements) if (references(e.value).chains.has(name)) return `by an element of ${s.set.kind} ${s.set.name}`;
     return undefined;
@@ -252,8 +279,10 @@ export class TransactionState {
     const p = numericPriority(t.family, spec);
     if (p !== undefined) chain.priority = p;
     if (chain.hook !== undefined && chain.policy === undefined) chain.policy = 'accept';
-    const c: MChain = { chain, rules: [], handle: ++t.hgen };
+    const c: MChain = { name: chain.name, base: chain.hook !== undefined, chain, rules: [], handle: ++t.hgen };
     t.chains.push(c);
+    t.chainByName.set(c.name, c);
+    if (c.base) t.graph.addBase(c.name);
     return c;
   }
 
@@ -261,7 +290,7 @@ export class TransactionState {
     const t = this.tableOf(cmd);
     if (!t) return;
     t.endLine = Math.max(t.endLine, cmd.line);
-    const s = cmd.handle !== undefined ? t.sets.find((x) => x.handle === cmd.handle) : t.sets.find((x) => x.set.name === cmd.name);
+    const s = cmd.handle !== undefined ? t.sets.find((x) => x.handle === cmd.handle) : t.setByName.get(cmd.name!);
     const label = `${cmd.object} ${cmd.family} ${cmd.table} ${cmd.name ?? `handle ${cmd.handle}`}`;
     if (cmd.verb === 'add' || cmd.verb === 'create') {
       const spec = cmd.set!;
@@ -282,16 +311,21 @@ export class TransactionState {
       return;
     }
     if (cmd.verb === 'flush') {
+      if (this.mapTargets(s).size) t.graph.invalidate();
       s.set.elements = [];
+      s.byKey.clear();
+      s.targets = undefined;
       return;
     }
     for (const c of t.chains)
       for (const r of c.rules)
-        if (references(r.rule.exprs).sets.has(s.set.name)) {
+        if (r.sets.includes(s.set.name)) {
           this.fail(cmd, 'busy', `${label} is still used by a rule in chain ${c.chain.name}, line ${r.rule.line}`);
           return;
         }
     t.sets.splice(t.sets.indexOf(s), 1);
+    t.setByName.delete(s.set.name);
+    t.graph.invalidate();
   }
 
   private addSet(cmd: SynCommand, t: MTable, spec: SynSet, line: number): void {
@@ -302,8 +336,9 @@ export class TransactionState {
     if (to !== undefined) set.timeout = to;
     const gc = canonicalTime(gcInterval);
     if (gc !== undefined) set.gcInterval = gc;
-    const s: MSet = { set, handle: ++t.hgen };
+    const s: MSet = { set, handle: ++t.hgen, byKey: new Map() };
     t.sets.push(s);
+    t.setByName.set(set.name, s);
     for (const e of elements) this.addElement(cmd, t, s, e);
   }
 
@@ -311,7 +346,7 @@ export class TransactionState {
     const t = this.tableOf(cmd);
     if (!t) return;
     t.endLine = Math.max(t.endLine, cmd.line);
-    const s = t.sets.find((x) => x.set.name === cmd.name);
+    const s = t.setByName.get(cmd.name!);
     if (!s) {
       if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `set or map ${cmd.family} ${cmd.table} ${cmd.name} does not exist`);
       return;
@@ -320,30 +355,44 @@ export class TransactionState {
       if (cmd.verb === 'add' || cmd.verb === 'create') {
         if (!this.addElement(cmd, t, s, e)) continue;
       } else {
-        const k = s.set.elements.findIndex((x) => elementKey(x) === elementKey(e));
+        const old = s.byKey.get(elementKey(e));
+        const k = old ? s.set.elements.indexOf(old) : -1;
         if (k < 0) {
           if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `element ${elementKey(e)} is not in ${s.set.kind} ${s.set.name}`, e.column);
           continue;
         }
         s.set.elements.splice(k, 1);
+        s.byKey.delete(elementKey(e));
+        if (references(old!.value).chains.size) {
+          s.targets = undefined;
+          t.graph.invalidate();
+        }
       }
     }
   }
 
   private addElement(cmd: SynCommand, t: MTable, s: MSet, e: SynElement): boolean {
     const key = elementKey(e);
-    const old = s.set.elements.find((x) => elementKey(x) === key);
+    const old = s.byKey.get(key);
     if (old) {
       if (cmd.verb === 'create') return this.fail(cmd, 'exist', `element ${key} is already in ${s.set.kind} ${s.set.name}`, e.column);
       if (!sameValue(old, e)) return this.fail(cmd, 'notsupp', `element ${key} is already in ${s.set.kind} ${s.set.name} with another value`, e.column);
       return true;
     }
-    for (const ch of references(e.value).chains)
-      if (!t.chains.some((c) => c.chain.name === ch)) return this.fail(cmd, 'noent', `chain ${ch} (the element's verdict) does not exist`, e.column);
+    const targets = [...references(e.value).chains];
+    if (!this.checkJumps(cmd, t, targets, e.column)) return false;
     const el: Mut<NftElement> = { ...e, key: [...e.key] };
     const to = canonicalTime(e.timeout);
     if (to !== undefined) el.timeout = to;
     s.set.elements.push(el);
+    s.byKey.set(key, el);
+    for (const ch of targets) s.targets?.add(ch);
+    if (!t.graph.addMapElement(s.set.name, targets)) {
+      s.set.elements.pop();
+      s.byKey.delete(key);
+      s.targets = undefined;
+      return this.fail(cmd, 'mlink', `element ${key} of ${s.set.kind} ${s.set.name} makes a jump loop (or too deep a path) from a base chain`, e.column);
+    }
     return true;
   }
 
@@ -351,7 +400,7 @@ export class TransactionState {
     const t = this.tableOf(cmd);
     if (!t) return;
     t.endLine = Math.max(t.endLine, cmd.line);
-    const c = t.chains.find((x) => x.chain.name === cmd.name);
+    const c = t.chainByName.get(cmd.name!);
     if (!c) {
       if (cmd.verb !== 'destroy') this.fail(cmd, 'noent', `chain ${cmd.family} ${cmd.table} ${cmd.name} does not exist`);
       return;
@@ -364,8 +413,17 @@ export class TransactionState {
       }
       if (cmd.verb === 'replace') {
         if (!this.checkRefs(cmd, t, cmd.rule!)) return;
-        c.rules[k] = { rule: this.ruleIn(t, cmd.rule!), handle: c.rules[k].handle };
-      } else c.rules.splice(k, 1);
+        const old = c.rules[k];
+        c.rules[k] = this.ruleIn(t, cmd.rule!, old.handle);
+        t.graph.invalidate();
+        if (!t.graph.addRule(c.name, c.rules[k].chains, c.rules[k].sets)) {
+          c.rules[k] = old;
+          this.fail(cmd, 'mlink', `the rule makes a jump loop (or too deep a path) from a base chain`, cmd.rule!.column);
+        }
+      } else {
+        c.rules.splice(k, 1);
+        t.graph.invalidate();
+      }
       return;
     }
     let at = cmd.verb === 'insert' ? 0 : c.rules.length;
@@ -379,14 +437,21 @@ export class TransactionState {
       at = cmd.verb === 'insert' ? k : k + 1;
     }
     if (!this.checkRefs(cmd, t, cmd.rule!)) return;
-    const rule = this.ruleIn(t, cmd.rule!);
-    c.rules.splice(at, 0, { rule, handle: ++t.hgen });
+    this.insertRule(cmd, t, c, at, cmd.rule!);
+  }
+
+  private insertRule(cmd: SynCommand, t: MTable, c: MChain, at: number, r: SynRule): void {
+    const m = this.ruleIn(t, r);
+    c.rules.splice(at, 0, m);
+    if (!t.graph.addRule(c.name, m.chains, m.sets)) {
+      c.rules.splice(at, 1);
+      this.fail(cmd, 'mlink', `the rule makes a jump loop (or too deep a path) from a base chain`, r.column);
+    }
   }
 
   private appendRule(cmd: SynCommand, t: MTable, c: MChain, r: SynRule): void {
     if (!this.checkRefs(cmd, t, r)) return;
-    const rule = this.ruleIn(t, r);
-    c.rules.push({ rule, handle: ++t.hgen });
+    this.insertRule(cmd, t, c, c.rules.length, r);
   }
 
   /**
@@ -394,23 +459,45 @@ export class TransactionState {
    * before the rule's), and a set it updates from the packet path sized 65535 when it has no
    * size (the kernel's nft_dynset_init default, listed as `size 65535`).
    */
-  private ruleIn(t: MTable, r: SynRule): NftRule {
+  private ruleIn(t: MTable, r: SynRule, handle?: number): MRule {
     const rule = canonicalRule(r);
-    t.hgen += anonymousSets(rule.exprs);
+    const refs = references(rule.exprs);
+    if (handle === undefined) {
+      t.hgen += anonymousSets(rule.exprs);
+      handle = ++t.hgen;
+    }
     for (const e of rule.exprs) {
       if (e.kind !== 'update-set') continue;
-      const s = t.sets.find((x) => x.set.name === e.set);
+      const s = t.setByName.get(e.set);
       if (s && s.set.size === undefined) s.set.size = 65535;
     }
-    return rule;
+    return { rule, handle, chains: [...refs.chains], sets: [...refs.sets] };
   }
 
-  /** A rule's jumps and set lookups must name what exists in its table (else ENOENT). */
+  /**
+   * A rule's jumps and set lookups must name what exists in its table (else ENOENT), and a jump
+   * may not go to a base chain (nft_verdict_init: EOPNOTSUPP).
+   */
   private checkRefs(cmd: SynCommand, t: MTable, r: SynRule): boolean {
     const refs = references(r.exprs);
-    for (const ch of refs.chains) if (!t.chains.some((c) => c.chain.name === ch)) return this.fail(cmd, 'noent', `chain ${ch} (jumped to) does not exist in table ${t.family} ${t.name}`, r.column);
-    for (const s of refs.sets) if (!t.sets.some((x) => x.set.name === s)) return this.fail(cmd, 'noent', `set or map @${s} does not exist in table ${t.family} ${t.name}`, r.column);
+    for (const s of refs.sets) if (!t.setByName.has(s)) return this.fail(cmd, 'noent', `set or map @${s} does not exist in table ${t.family} ${t.name}`, r.column);
+    return this.checkJumps(cmd, t, refs.chains, r.column);
+  }
+
+  private checkJumps(cmd: SynCommand, t: MTable, named: Iterable<string>, column: number): boolean {
+    for (const ch of named) {
+      const c = t.chainByName.get(ch);
+      if (!c) return this.fail(cmd, 'noent', `chain ${ch} (jumped to) does not exist in table ${t.family} ${t.name}`, column);
+      if (c.chain.hook !== undefined) return this.fail(cmd, 'notsupp', `chain ${ch} is a base chain: nothing may jump to it`, column);
+    }
     return true;
+  }
+
+  /** Chains the verdicts of a map's elements go to (cached per map). */
+  private mapTargets(s: MSet | undefined): Set<string> {
+    if (!s) return new Set();
+    s.targets ??= references(s.set.elements.map((e) => e.value)).chains;
+    return s.targets;
   }
 
   /** `table F N { … }` among commands: nft adds its chains, then its sets, then the chains' rules. */
@@ -425,7 +512,7 @@ export class TransactionState {
     t.endLine = Math.max(t.endLine, b.endLine);
     const at = (line: number): SynCommand => ({ ...cmd, line, column: 1, nameColumn: 1 });
     const chains = b.chains.map((spec) => {
-      const c = t!.chains.find((x) => x.chain.name === spec.name);
+      const c = t!.chainByName.get(spec.name);
       if (c) {
         this.updateChain({ ...at(spec.line), object: 'chain', name: spec.name, chain: spec }, c);
         return c;
@@ -433,7 +520,7 @@ export class TransactionState {
       return this.addChain(t!, spec, spec.line);
     });
     for (const spec of b.sets) {
-      const s = t.sets.find((x) => x.set.name === spec.name);
+      const s = t.setByName.get(spec.name);
       if (s) for (const e of spec.elements) this.addElement(at(spec.line), t, s, e);
       else this.addSet(at(spec.line), t, spec, spec.line);
     }

@@ -152,6 +152,40 @@ delete element ip t s { 5.6.7.8 }
     ]);
   });
 
+  it('jumps: never to a base chain; a loop (or a path of 16 jumps) reached from a base chain is refused, an unreached loop is not', () => {
+    const { data, errors } = read(`add table ip t
+add chain ip t base { type filter hook input priority 0 ; }
+add chain ip t a
+add chain ip t b
+add rule ip t a jump b
+add map ip t m { type ipv4_addr : verdict ; }
+add rule ip t b ip daddr vmap @m
+add rule ip t b jump a
+add element ip t m { 1.1.1.1 : jump a }
+add rule ip t a jump base
+add rule ip t base jump a
+add chain ip t c
+add chain ip t d
+add rule ip t c jump d
+add rule ip t base jump c
+add rule ip t d jump c
+`);
+    // lines 8 and 9 make loops no base chain reaches (accepted, as nft does); line 11 reaches them
+    expect(errors.map((e) => [e.line, e.code])).toEqual([
+      [10, 'nft/not-supported'],
+      [11, 'nft/jump-loop'],
+      [16, 'nft/jump-loop'],
+    ]);
+    expect(raws(chain(table(data), 'base'))).toEqual(['jump c']);
+    expect(raws(chain(table(data), 'd'))).toEqual([]);
+    const deep = ['add table ip t', 'add chain ip t base { type filter hook input priority 0 ; }'];
+    for (let k = 1; k <= 17; k++) deep.push(`add chain ip t c${k}`);
+    for (let k = 1; k < 17; k++) deep.push(`add rule ip t c${k} jump c${k + 1}`);
+    // checked with nft 1.0.6 on Linux 6.x: base → c3 … c17 (15 jumps) is taken, 16 jumps are refused
+    deep.push('add rule ip t base jump c3', 'add rule ip t base jump c2', 'add rule ip t base jump c1');
+    expect(read(`${deep.join('\n')}\n`).errorLines).toEqual([deep.length - 1, deep.length]);
+  });
+
   it('flush table empties chains but keeps set elements; delete table and flush ruleset remove tables', () => {
     const flushed = read(`${BASE}flush table ip t\n`).data;
     expect(table(flushed).chains.every((c) => c.rules.length === 0)).toBe(true);
