@@ -18,7 +18,7 @@
 import type { SynChain, SynCommand, SynDocument, SynElement, SynRule, SynSet, SynTable } from '../../grammars/nft/index.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { canonicalAddress, mergeAddressIntervals } from './nft-intervals.js';
-import { JumpGraph } from './nft-jumps.js';
+import { JumpGraph, VALIDATED_STATEMENTS, type Verdict } from './nft-jumps.js';
 import { formatNftTime, nftTimeToSeconds, standardPriority, type NftChain, type NftElement, type NftExpr, type NftOperand, type NftRule, type NftSet, type NftTable } from '../model/nft.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
@@ -29,10 +29,13 @@ interface MRule {
   /** What the rule jumps to and looks up (computed once). */
   chains: string[];
   sets: string[];
+  /** Its statements the kernel allows only in some chain types and hooks. */
+  stmts: string[];
 }
 interface MChain {
   name: string;
   base: boolean;
+  context?: string;
   chain: Omit<Mut<NftChain>, 'rules'>;
   rules: MRule[];
   handle: number;
@@ -138,7 +141,20 @@ export class TransactionState {
   readonly diagnostics: Diagnostic[] = [];
   private tableHandle = 0;
 
-  constructor(readonly file: string) {}
+  /**
+   * Check jumps and statements command by command (the kernel's NFT_VALIDATE_DO, used when it
+   * replays a transaction that failed validation at commit); otherwise they are checked once,
+   * on the final state.
+   */
+  constructor(
+    readonly file: string,
+    readonly validateEach = false,
+  ) {}
+
+  /** Whether every table passes the kernel's commit-time validation. */
+  validAtCommit(): boolean {
+    return this.tables.every((t) => t.graph.validAll());
+  }
 
   private fail(cmd: SynCommand, errno: keyof typeof ERRNO, what: string, column = cmd.nameColumn): false {
     this.diagnostics.push(diagnostic('error', CODE[errno], `${what}: nft refuses \`${cmd.verb} ${cmd.object}\` (${ERRNO[errno]})`, this.file, cmd.line, column, { expected: EXPECTED[errno], found: what }));
@@ -280,9 +296,10 @@ export class TransactionState {
     if (p !== undefined) chain.priority = p;
     if (chain.hook !== undefined && chain.policy === undefined) chain.policy = 'accept';
     const c: MChain = { name: chain.name, base: chain.hook !== undefined, chain, rules: [], handle: ++t.hgen };
+    if (c.base) c.context = `${chain.type ?? 'filter'}/${chain.hook}`;
     t.chains.push(c);
     t.chainByName.set(c.name, c);
-    if (c.base) t.graph.addBase(c.name);
+    if (c.base) t.graph.addBase(c.name, c.context!);
     return c;
   }
 
@@ -387,11 +404,12 @@ export class TransactionState {
     s.set.elements.push(el);
     s.byKey.set(key, el);
     for (const ch of targets) s.targets?.add(ch);
-    if (!t.graph.addMapElement(s.set.name, targets)) {
+    const v = this.validateEach ? t.graph.addMapElement(s.set.name, targets) : 'ok';
+    if (v !== 'ok') {
       s.set.elements.pop();
       s.byKey.delete(key);
       s.targets = undefined;
-      return this.fail(cmd, 'mlink', `element ${key} of ${s.set.kind} ${s.set.name} makes a jump loop (or too deep a path) from a base chain`, e.column);
+      return this.refuseJump(cmd, v, `element ${key} of ${s.set.kind} ${s.set.name}`, e.column);
     }
     return true;
   }
@@ -416,9 +434,10 @@ export class TransactionState {
         const old = c.rules[k];
         c.rules[k] = this.ruleIn(t, cmd.rule!, old.handle);
         t.graph.invalidate();
-        if (!t.graph.addRule(c.name, c.rules[k].chains, c.rules[k].sets)) {
+        const v = this.validateEach ? t.graph.addRule(c.name, c.rules[k].chains, c.rules[k].sets, c.rules[k].stmts) : 'ok';
+        if (v !== 'ok') {
           c.rules[k] = old;
-          this.fail(cmd, 'mlink', `the rule makes a jump loop (or too deep a path) from a base chain`, cmd.rule!.column);
+          this.refuseJump(cmd, v, 'the rule', cmd.rule!.column);
         }
       } else {
         c.rules.splice(k, 1);
@@ -443,10 +462,17 @@ export class TransactionState {
   private insertRule(cmd: SynCommand, t: MTable, c: MChain, at: number, r: SynRule): void {
     const m = this.ruleIn(t, r);
     c.rules.splice(at, 0, m);
-    if (!t.graph.addRule(c.name, m.chains, m.sets)) {
+    const v = this.validateEach ? t.graph.addRule(c.name, m.chains, m.sets, m.stmts) : 'ok';
+    if (v !== 'ok') {
       c.rules.splice(at, 1);
-      this.fail(cmd, 'mlink', `the rule makes a jump loop (or too deep a path) from a base chain`, r.column);
+      this.refuseJump(cmd, v, 'the rule', r.column);
     }
+  }
+
+  private refuseJump(cmd: SynCommand, v: Exclude<Verdict, 'ok'>, what: string, column: number): false {
+    return v === 'mlink'
+      ? this.fail(cmd, 'mlink', `${what} makes a jump loop (or a path of 16 jumps) from a base chain`, column)
+      : this.fail(cmd, 'notsupp', `${what} brings a statement (masquerade, snat, dnat, redirect, reject) where a base chain's type or hook does not allow it`, column);
   }
 
   private appendRule(cmd: SynCommand, t: MTable, c: MChain, r: SynRule): void {
@@ -471,7 +497,8 @@ export class TransactionState {
       const s = t.setByName.get(e.set);
       if (s && s.set.size === undefined) s.set.size = 65535;
     }
-    return { rule, handle, chains: [...refs.chains], sets: [...refs.sets] };
+    const stmts = [...new Set(rule.exprs.map((e) => e.kind).filter((k) => VALIDATED_STATEMENTS.has(k)))];
+    return { rule, handle, chains: [...refs.chains], sets: [...refs.sets], stmts };
   }
 
   /**
@@ -532,8 +559,14 @@ export class TransactionState {
 
 /** The transaction's end state: tables as `nft list ruleset` shows them (without file and origin). */
 export function applyTransaction(doc: SynDocument, file: string): { tables: Omit<NftTable, 'file' | 'fromIptablesNft'>[]; diagnostics: Diagnostic[] } {
-  const st = new TransactionState(file);
+  // Like the kernel: apply everything, validate the result at commit; only when that fails,
+  // replay the transaction checking each rule and element, so the refusal names its command.
+  let st = new TransactionState(file);
   for (const cmd of doc.commands ?? []) st.apply(cmd);
+  if (!st.validAtCommit()) {
+    st = new TransactionState(file, true);
+    for (const cmd of doc.commands ?? []) st.apply(cmd);
+  }
   const tables = st.tables.map((t) => ({
     family: t.family,
     name: t.name,
