@@ -157,7 +157,7 @@ export class TransactionState {
   }
 
   private fail(cmd: SynCommand, errno: keyof typeof ERRNO, what: string, column = cmd.nameColumn): false {
-    this.diagnostics.push(diagnostic('error', CODE[errno], `${what}: nft refuses \`${cmd.verb} ${cmd.object}\` (${ERRNO[errno]})`, this.file, cmd.line, column, { expected: EXPECTED[errno], found: what }));
+    this.diagnostics.push(diagnostic('error', CODE[errno], `${what}: nft refuses \`${cmd.verb} ${cmd.object}\` (${ERRNO[errno]})`, this.file, cmd.line, column, { expected: EXPECTED[errno], found: ERRNO[errno] }));
     return false;
   }
 
