@@ -16,7 +16,7 @@ gen=$(mktemp -d)
 node=kpxs-node-$$ net=kpxs-net-$$ pods=kpxs-pods-$$
 cleanup() { ip netns del "$node" 2>/dev/null || true; ip netns del "$net" 2>/dev/null || true; ip netns del "$pods" 2>/dev/null || true; rm -rf "$gen"; }
 trap cleanup EXIT
-node dist/src/generate/main.js --services 12 --seed 42 --mode "$mode" --load-forms --out "$gen" >/dev/null 2>&1
+node build/tools/src/generate/main.js --services 12 --seed 42 --mode "$mode" --load-forms --out "$gen" >/dev/null 2>&1
 for ns in "$node" "$net" "$pods"; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
 onnode() { ip netns exec "$node" "$@"; }
 ip -n "$node" link add eth0 type veth peer name uplink netns "$net"

@@ -18,7 +18,9 @@ export type FormatId =
   | 'ip-rule-json'
   | 'sysctl'
   | 'nft'
-  | 'nft-json';
+  | 'nft-json'
+  | 'kube-proxy-log'
+  | 'kube-proxy-config';
 
 export interface ParsedInput<T = unknown> {
   readonly format: FormatId;

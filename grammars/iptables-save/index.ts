@@ -7,7 +7,7 @@ import type { IToken, IRecognitionException, ILexingError, Lexer } from '../comm
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import type { ParseProgress } from '../common/format.js';
 import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
-import { lineTools, type LineReader } from './parser.js';
+import { lineTools, type LineFailure, type LineReader } from './parser.js';
 import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
 import type { DocumentEntry, LineSyntax, RuleItem, SaveComment } from './syntax.js';
 
@@ -395,7 +395,13 @@ const RULE_EXPECTATIONS: Record<string, string> = {
 };
 
 /** `base`: offset of the line in the lexed text (tokens of a chunk carry chunk offsets). */
-function describeError(e: IRecognitionException, body: string, file: string, line: number, indent: number, base: number): Diagnostic {
+function describeError(e: IRecognitionException | LineFailure, body: string, file: string, line: number, indent: number, base: number): Diagnostic {
+  if ('getopt' in e) {
+    // The options iptables would refuse: say where, and iptables' own reason.
+    const offset = e.token === undefined ? body.length : e.token.startOffset - base;
+    const found = e.token === undefined ? 'end of line' : printable(e.token.image, 40);
+    return diagnostic('error', 'parse/unexpected-token', `expected ${e.expected}, found ${found} (iptables: ${e.message})`, file, line, indent + offset + 1, { expected: e.expected, found });
+  }
   const tok: IToken = e.token;
   const atEnd = tok.tokenType === undefined || tok.image === '' || Number.isNaN(tok.startOffset);
   const offset = atEnd ? body.length : tok.startOffset - base;

@@ -9,31 +9,23 @@
  * 400k lines — share one plan: ShapeCache keeps them, and the parser runs once per shape.
  *
  *   line        := TableHeader | ChainDecl Word Counters? | COMMIT | Counters? command
- *   command     := (-A|-I|-D|-R) chain [rulenum] item* | (-N|-X|-F|-Z|-P) word*
- *   item        := [!] (-s|-d|-i|-o|-p) arg | [!] (-f|-4|-6) | -c n n
- *                | -m module option* | (-j|-g) target option* | option   (implicit -m PROTO)
- *   option      := [!] --name [!] arg*        (getopt: some options take the next word, whatever it is)
+ *   command     := (-A|-I|-D|-R) chain [rulenum] word* | (-N|-X|-F|-Z|-P) word*
+ *
+ * A rule's words after the chain are not a context-free language: which word is an option's
+ * argument, which extension an option belongs to, what an abbreviation means, all depend on
+ * the extensions loaded so far. getopt.ts reads them as iptables does, inside ruleCommand's
+ * action, so the result is part of the plan (and shared by shape like the rest).
  */
-import { EmbeddedActionsParser, EOF, Lexer, type IOrAlt, type IRecognitionException, type IToken, type TokenType } from '../common/chevrotain.js';
+import { EmbeddedActionsParser, Lexer, type IOrAlt, type IRecognitionException, type IToken, type TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
-import type { ChainCommand, GenericOption, LineSyntax, OptionSyntax, RuleCommand, RuleItem } from './syntax.js';
+import type { ChainCommand, LineSyntax, OptionSyntax, RuleCommand, RuleItem } from './syntax.js';
 import { intern } from './tokens.js';
+import { checkValue, keysNextWord, readRuleOptions, targetKey } from './getopt.js';
+import type { GetoptFailure, ItemPlan, LinePlan, OptionPlan, SlotMemo, Tok, ValueCheck } from './plan.js';
+
+export type { LinePlan } from './plan.js';
 
 type RuleLine = Extract<LineSyntax, { kind: 'rule' }>;
-
-/** Options whose single argument getopt takes verbatim even when it looks like an option. */
-const VERBATIM_ARG = new Set(['--comment', '--log-prefix', '--nflog-prefix', '--string', '--hex-string', '--u32', '--helper']);
-
-const GENERIC_BY_TOKEN = new Map<TokenType, GenericOption>([
-  [T.Source, 'source'],
-  [T.Destination, 'destination'],
-  [T.InInterface, 'in-interface'],
-  [T.OutInterface, 'out-interface'],
-  [T.Protocol, 'protocol'],
-  [T.Fragment, 'fragment'],
-  [T.Ipv4Flag, 'ipv4'],
-  [T.Ipv6Flag, 'ipv6'],
-]);
 
 const RULE_COMMAND = new Map<TokenType, RuleCommand>([
   [T.Append, 'append'],
@@ -60,58 +52,7 @@ function counterPair(image: string): readonly [string, string] {
 /** Shared by every syntax node without options or arguments (the model is read-only). */
 const NO_OPTIONS: readonly OptionSyntax[] = Object.freeze([]) as readonly OptionSyntax[];
 const NO_ARGS: readonly string[] = Object.freeze([]) as readonly string[];
-
-/** Token types that can be an option's argument (ArgLike and its members). */
-const ARG_LIKE = new Set<TokenType>([T.ArgLike, ...T.allTokens.filter((t) => t.CATEGORIES?.includes(T.ArgLike))]);
-
-/** A token of the line, by its index; -1 when the part is absent. */
-type Tok = number;
-
-interface OptionPlan {
-  readonly bang: Tok;
-  readonly name: Tok;
-  /** `--opt ! value` (iptables ≤ 1.4.2). */
-  readonly legacy: boolean;
-  /** One verbatim argument, or the argument words that follow (none: undefined). */
-  readonly args: readonly Tok[] | undefined;
-}
-
-/**
- * The last word a plan's slot was given, and what it became (a shared copy, an argument list):
- * lines of one shape mostly repeat the words at the same place (`-m comment`, `-p tcp`,
- * `-j KUBE-MARK-MASQ`), and comparing with the last one costs less than a table lookup.
- */
-interface SlotMemo<T> {
-  image: string | undefined;
-  value: T | undefined;
-}
-
-const memo = <T>(): SlotMemo<T> => ({ image: undefined, value: undefined });
-
-type ItemPlan =
-  | {
-      readonly k: 'generic';
-      readonly option: GenericOption;
-      readonly bang: Tok;
-      readonly opt: Tok;
-      readonly late: Tok;
-      readonly arg: Tok;
-      readonly args: SlotMemo<readonly string[]>;
-    }
-  | { readonly k: 'flag'; readonly option: GenericOption; readonly bang: Tok; readonly opt: Tok }
-  | { readonly k: 'set-counters'; readonly opt: Tok; readonly a: Tok; readonly b: Tok }
-  | { readonly k: 'unknown-short'; readonly bang: Tok; readonly opt: Tok; readonly args: readonly Tok[] }
-  | { readonly k: 'match'; readonly m: Tok; readonly name: Tok; readonly options: readonly OptionPlan[]; readonly module: SlotMemo<string> }
-  | { readonly k: 'implicit'; readonly options: readonly OptionPlan[] }
-  | { readonly k: 'target'; readonly j: Tok; readonly goto: boolean; readonly name: Tok; readonly options: readonly OptionPlan[]; readonly target: SlotMemo<string> };
-
-/** What the parser read in a line, as token indices (see the module comment). */
-export type LinePlan =
-  | { readonly k: 'table'; readonly name: Tok }
-  | { readonly k: 'chain'; readonly name: Tok; readonly policy: Tok; readonly counters: Tok }
-  | { readonly k: 'commit' }
-  | { readonly k: 'rule'; readonly counters: Tok; readonly command: RuleCommand; readonly cmd: Tok; readonly chain: Tok; readonly ruleNumber: Tok; readonly items: readonly ItemPlan[] }
-  | { readonly k: 'chain-command'; readonly command: ChainCommand; readonly cmd: Tok; readonly args: readonly Tok[] };
+const NO_CHECKS: readonly ValueCheck[] = Object.freeze([]) as readonly ValueCheck[];
 
 export class IptablesLineParser extends EmbeddedActionsParser {
   constructor() {
@@ -132,16 +73,10 @@ export class IptablesLineParser extends EmbeddedActionsParser {
   private altsLine?: IOrAlt<LinePlan>[];
   private altsCommand?: IOrAlt<LinePlan>[];
   private altsRuleCmd?: IOrAlt<IToken>[];
-  private altsItem?: IOrAlt<ItemPlan>[];
-  private altsJump?: IOrAlt<IToken>[];
-  private altsOptionArgs?: IOrAlt<void>[];
   /** `[p:b]` before the command being read. */
   private lineCounters: Tok = -1;
-  /** The option being read by optionClause (it has no nested rules). */
-  private optName: IToken | undefined;
-  private optBang: Tok = -1;
-  private optArgs: Tok[] | undefined;
-  private optLegacy = false;
+  /** Why the last line's options are not what iptables accepts (undefined: they are). */
+  failure: GetoptFailure | undefined;
 
   public line = this.RULE('line', (): LinePlan => {
     return this.OR(
@@ -203,11 +138,26 @@ export class IptablesLineParser extends EmbeddedActionsParser {
         ruleNumber = this.at(this.CONSUME2(T.Word));
       },
     });
-    const items: ItemPlan[] = [];
+    // The options: every remaining word, read the way iptables' getopt reads its argv (getopt.ts).
+    let bodyStart: Tok = -1;
+    let bodyEnd: Tok = -1;
     this.MANY(() => {
-      items.push(this.SUBRULE(this.item));
+      const at = this.at(this.CONSUME(T.AnyArg));
+      if (bodyStart === -1) bodyStart = at;
+      bodyEnd = at + 1;
     });
-    return { k: 'rule', counters, command: RULE_COMMAND.get(cmd.tokenType)!, cmd: cmdAt, chain, ruleNumber, items };
+    let items: readonly ItemPlan[] = [];
+    let checks: readonly ValueCheck[] = NO_CHECKS;
+    this.failure = undefined;
+    if (!this.RECORDING_PHASE && bodyStart !== -1) {
+      const read = readRuleOptions(this.input, bodyStart, bodyEnd);
+      if ('getopt' in read) this.failure = read;
+      else {
+        items = read.items;
+        if (read.checks.length > 0) checks = read.checks;
+      }
+    }
+    return { k: 'rule', counters, command: RULE_COMMAND.get(cmd.tokenType)!, cmd: cmdAt, chain, ruleNumber, items, checks };
   });
 
   private chainCommand = this.RULE('chainCommand', (): LinePlan => {
@@ -220,138 +170,11 @@ export class IptablesLineParser extends EmbeddedActionsParser {
     return { k: 'chain-command', command: CHAIN_COMMAND.get(cmd.tokenType)!, cmd: cmdAt, args };
   });
 
-  private item = this.RULE('item', (): ItemPlan => {
-    return this.OR(
-      (this.altsItem ??= [
-        { ALT: () => this.SUBRULE(this.genericWithArg) },
-        { ALT: () => this.SUBRULE(this.genericFlag) },
-        { ALT: () => this.SUBRULE(this.setCounters) },
-        { ALT: () => this.SUBRULE(this.matchItem) },
-        { ALT: () => this.SUBRULE(this.targetItem) },
-        { ALT: () => this.SUBRULE(this.implicitMatch) },
-        { ALT: () => this.SUBRULE(this.unknownShort) },
-      ]),
-    );
-  });
-
-  private optionalBang(): Tok {
-    let bang: Tok = -1;
-    this.OPTION(() => {
-      bang = this.at(this.CONSUME(T.Bang));
-    });
-    return bang;
-  }
-
-  private genericWithArg = this.RULE('genericWithArg', (): ItemPlan => {
-    const bang = this.optionalBang();
-    const opt = this.CONSUME(T.GenericWithArg);
-    const optAt = this.at(opt);
-    // `-s ! 10.0.0.0/8` (iptables ≤ 1.4.2).
-    let late: Tok = -1;
-    this.OPTION2({
-      GATE: () => this.LA(2).tokenType !== EOF,
-      DEF: () => {
-        late = this.at(this.CONSUME2(T.Bang));
-      },
-    });
-    const arg = this.at(this.CONSUME(T.AnyArg));
-    return { k: 'generic', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, bang, opt: optAt, late, arg, args: memo() };
-  });
-
-  private genericFlag = this.RULE('genericFlag', (): ItemPlan => {
-    const bang = this.optionalBang();
-    const opt = this.CONSUME(T.GenericFlag);
-    return { k: 'flag', option: GENERIC_BY_TOKEN.get(opt.tokenType)!, bang, opt: this.at(opt) };
-  });
-
-  private setCounters = this.RULE('setCounters', (): ItemPlan => {
-    const opt = this.at(this.CONSUME(T.SetCounters));
-    const a = this.at(this.CONSUME(T.ArgLike));
-    const b = this.at(this.CONSUME2(T.ArgLike));
-    return { k: 'set-counters', opt, a, b };
-  });
-
-  private unknownShort = this.RULE('unknownShort', (): ItemPlan => {
-    const bang = this.optionalBang();
-    const opt = this.at(this.CONSUME(T.ShortOption));
-    const args: Tok[] = [];
-    this.MANY(() => {
-      args.push(this.at(this.CONSUME(T.ArgLike)));
-    });
-    return { k: 'unknown-short', bang, opt, args };
-  });
-
-  private matchItem = this.RULE('matchItem', (): ItemPlan => {
-    const m = this.at(this.CONSUME(T.MatchOpt));
-    const name = this.at(this.CONSUME(T.ArgLike));
-    const options: OptionPlan[] = [];
-    this.MANY(() => {
-      options.push(this.SUBRULE(this.optionClause));
-    });
-    return { k: 'match', m, name, options, module: memo() };
-  });
-
-  private targetItem = this.RULE('targetItem', (): ItemPlan => {
-    const j = this.OR((this.altsJump ??= [{ ALT: () => this.CONSUME(T.Jump) }, { ALT: () => this.CONSUME(T.Goto) }]));
-    const jAt = this.at(j);
-    const name = this.at(this.CONSUME(T.ArgLike));
-    const options: OptionPlan[] = [];
-    this.MANY(() => {
-      options.push(this.SUBRULE(this.optionClause));
-    });
-    return { k: 'target', j: jAt, goto: j.tokenType === T.Goto, name, options, target: memo() };
-  });
-
-  /** Options given before any -m: iptables loads the protocol's match implicitly (`-p tcp --dport 80`). */
-  private implicitMatch = this.RULE('implicitMatch', (): ItemPlan => {
-    const options: OptionPlan[] = [];
-    this.AT_LEAST_ONE(() => {
-      options.push(this.SUBRULE(this.optionClause));
-    });
-    return { k: 'implicit', options };
-  });
-
-  private optionClause = this.RULE('optionClause', (): OptionPlan => {
-    const bang = this.optionalBang();
-    this.optName = this.CONSUME(T.LongOption);
-    const name = this.at(this.optName);
-    this.optBang = bang;
-    this.optArgs = undefined;
-    this.optLegacy = false;
-    this.OR(
-      (this.altsOptionArgs ??= [
-        {
-          // getopt takes these options' next word verbatim, whatever it looks like.
-          GATE: () => VERBATIM_ARG.has(this.optName!.image),
-          ALT: () => {
-            this.optArgs = [this.at(this.CONSUME(T.AnyArg))];
-          },
-        },
-        {
-          ALT: () => {
-            this.OPTION2({
-              GATE: () => this.optBang === -1 && isArgToken(this.LA(2)),
-              DEF: () => {
-                this.CONSUME2(T.Bang);
-                this.optLegacy = true;
-              },
-            });
-            this.MANY(() => {
-              const a = this.at(this.CONSUME(T.ArgLike));
-              if (this.optArgs === undefined) this.optArgs = [a];
-              else this.optArgs.push(a);
-            });
-          },
-        },
-      ]),
-    );
-    return { bang, name, legacy: this.optLegacy, args: this.optArgs };
-  });
 }
 
 /**
- * Plans by line shape: the token types of the line, and the spelling of each long option
- * (optionClause's gate reads it). A trie, one step per token, so finding a line's plan costs a
+ * Plans by line shape: the token types of the line, the spelling of each long option, and the
+ * words getopt.ts's reading depends on (keysNextWord(): modules, target kinds, protocols). A trie, one step per token, so finding a line's plan costs a
  * small-map lookup per token and builds no key. Lines whose command is not -A are not kept
  * (ruleCommand's rule-number gate reads a word), nor are lines that fail to parse.
  */
@@ -366,7 +189,12 @@ export class ShapeCache {
     let n = this.root;
     for (let i = from; i < to; i++) {
       const t = tokens[i];
-      const key: number | string = t.tokenType === T.LongOption ? t.image : t.tokenTypeIdx;
+      let key: number | string = t.tokenType === T.LongOption ? t.image : t.tokenTypeIdx;
+      // The words after -m/-j/-g/-p/--mode decide how the options are read (getopt.ts).
+      if (i > from && keysNextWord(tokens[i - 1])) {
+        const prev = tokens[i - 1].tokenType;
+        key = prev === T.Jump || prev === T.Goto ? targetKey(t.image) : t.image;
+      }
       let next = n.next.get(key);
       if (next === undefined) {
         if (this.nodes >= ShapeCache.NODE_LIMIT) return undefined;
@@ -497,15 +325,6 @@ export class SyntaxBuilder {
         return { kind: 'generic', option: p.option, spelled: this.image(p.opt), negated: p.bang !== -1, args: NO_ARGS, column: this.col(p.bang !== -1 ? p.bang : p.opt) };
       case 'set-counters':
         return { kind: 'set-counters', spelled: this.image(p.opt), args: [this.image(p.a), this.image(p.b)], column: this.col(p.opt) };
-      case 'unknown-short':
-        return {
-          kind: 'generic',
-          option: 'unknown',
-          spelled: this.image(p.opt),
-          negated: p.bang !== -1,
-          args: p.args.map((a) => this.image(a)),
-          column: this.col(p.bang !== -1 ? p.bang : p.opt),
-        };
       case 'match':
         return { kind: 'match', spelled: this.image(p.m), module: remembered(p.module, this.image(p.name), intern), options: this.options(p.options), column: this.col(p.m) };
       case 'implicit': {
@@ -531,7 +350,10 @@ export class SyntaxBuilder {
       const negated = p.bang !== -1 || p.legacy;
       const column = this.col(p.bang !== -1 ? p.bang : p.name);
       const name = this.image(p.name);
-      out[i] = p.legacy ? { name, negated, args, column, legacyNegation: true } : { name, negated, args, column };
+      let o: OptionSyntax = p.legacy ? { name, negated, args, column, legacyNegation: true } : { name, negated, args, column };
+      // Rare (restore input written in another order or abbreviated): kept off the common shape.
+      if (p.owner !== -1 || p.canonical !== undefined) o = { ...o, ...(p.owner !== -1 ? { owner: p.owner } : {}), ...(p.canonical !== undefined ? { canonical: p.canonical } : {}) };
+      out[i] = o;
     }
     return out;
   }
@@ -563,14 +385,18 @@ function targetName(image: string): string {
   return image.length <= 16 ? intern(image) : image;
 }
 
-function isArgToken(t: IToken): boolean {
-  return ARG_LIKE.has(t.tokenType);
-}
-
 /** `*nat` → `nat`, `:KUBE-SVC-…` → `KUBE-SVC-…` (a shared copy). */
 function sliceName(image: string): string {
   // During Chevrotain's grammar recording phase tokens are placeholders without text.
   return typeof image === 'string' ? internShort(image.slice(1)) : '';
+}
+
+/** A line iptables would refuse for its options: the token (undefined: end of line), what was expected, iptables' reason. */
+export interface LineFailure {
+  readonly getopt: true;
+  readonly token: IToken | undefined;
+  readonly expected: string;
+  readonly message: string;
 }
 
 /**
@@ -581,7 +407,7 @@ export class LineReader {
   readonly parser = new IptablesLineParser();
   readonly builder = new SyntaxBuilder();
   private readonly shapes = new ShapeCache();
-  lastError: IRecognitionException | undefined;
+  lastError: IRecognitionException | LineFailure | undefined;
 
   /**
    * The line made of tokens[from, to) (a chunk's tokens are read in place, no copy per line).
@@ -592,12 +418,29 @@ export class LineReader {
     let plan = node?.plan;
     if (plan === undefined) {
       this.parser.input = from === 0 && to === tokens.length ? tokens : tokens.slice(from, to);
+      this.parser.failure = undefined;
       plan = this.parser.line();
       if (this.parser.errors.length > 0) {
         this.lastError = this.parser.errors[0];
         return undefined;
       }
+      const f = this.parser.failure as GetoptFailure | undefined;
+      if (f !== undefined) {
+        this.lastError = { getopt: true, token: f.at === -1 ? undefined : tokens[from + f.at], expected: f.expected, message: f.message };
+        return undefined;
+      }
       if (node !== undefined) ShapeCache.keep(node, plan);
+    }
+    // Values iptables checks while parsing (a port, a mark): their text is not in the shape.
+    if (plan.k === 'rule' && plan.checks.length > 0) {
+      for (const c of plan.checks) {
+        const token = tokens[from + c.tok];
+        const message = checkValue(c.kind, token.image, c.ext, c.option);
+        if (message !== undefined) {
+          this.lastError = { getopt: true, token, expected: `a valid value for ${c.option}`, message };
+          return undefined;
+        }
+      }
     }
     return this.builder.build(plan, tokens, base, from);
   }

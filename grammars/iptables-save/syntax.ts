@@ -22,6 +22,14 @@ export interface OptionSyntax {
   readonly legacyNegation?: true;
   readonly args: readonly string[];
   readonly column: number;
+  /**
+   * Index (in the rule's items) of the match or target this option belongs to, when that is
+   * not the item it is written in: iptables takes an extension's options anywhere after it is
+   * loaded (`-m tcp -p tcp --dport 80`, `-j ACCEPT --dport 80`).
+   */
+  readonly owner?: number;
+  /** The full option name when it was written as an abbreviation getopt accepts (`--dp` → `--dport`). */
+  readonly canonical?: string;
 }
 
 export type RuleItem =
@@ -36,7 +44,10 @@ export type RuleItem =
     }
   | {
       readonly kind: 'match';
-      /** `-m` or `--match`; undefined for options given without -m (implicit protocol match). */
+      /**
+       * `-m` or `--match`; undefined for options given without -m: the protocol's match loaded
+       * implicitly (its first option has no `owner`), or options of earlier items (all have one).
+       */
       readonly spelled: string | undefined;
       readonly module: string;
       readonly options: readonly OptionSyntax[];

@@ -125,6 +125,9 @@ export const allTokens: TokenType[] = [
   AnyArg, ArgLike, ChainCmd, GenericWithArg, GenericFlag,
 ];
 
+/** Token types that can be an option's argument (ArgLike and its members). */
+export const ARG_LIKE_TYPES: ReadonlySet<TokenType> = new Set<TokenType>([ArgLike, ...allTokens.filter((t) => t.CATEGORIES?.includes(ArgLike))]);
+
 /**
  * One shared copy of each repeated word (option names, modules, targets, chain names…): a big
  * dump repeats them millions of times. Sharing keeps the model small, and a chain name that is

@@ -16,13 +16,9 @@ export const sysctlSniffer: Sniffer<'sysctl'> = {
   sniff(lines) {
     let content = 0;
     let hits = 0;
-    let comments = 0;
     for (const l of lines.slice(0, 200)) {
       if (l.trim() === '' || NOISE.test(l)) continue;
-      if (COMMENT.test(l)) {
-        comments++;
-        continue;
-      }
+      if (COMMENT.test(l)) continue;
       content++;
       if (ENTRY.test(l) || PROC.test(l)) hits++;
     }

@@ -6,7 +6,7 @@
  * are not disagreements.
  */
 import { formatHostPort } from '../model/addr.js';
-import { proxyModes } from '../load/snapshot.js';
+import { proxyModes } from '../kube/modes.js';
 import { resolveServices } from '../kube/resolve.js';
 import type { ProxyModeName, Resolution, ServicePort, ServiceState } from '../kube/types.js';
 import { servicePortKey } from '../kube/types.js';

@@ -2,8 +2,8 @@
 import Table from 'cli-table3';
 import { printable } from '../source/index.js';
 import type { Colors } from '../render/colors.js';
-import { formatPct } from '../trace/iptables.js';
-import type { TraceOutcome, TraceStep } from '../trace/types.js';
+import { assumptionText, conditionText, formatPct, shownSteps, stepText, unknownText } from '../render/trace.js';
+import type { TraceOutcome } from '../trace/types.js';
 import type { NodeComparison } from './compare.js';
 import type { CrossHop, CrossTrace } from './trace.js';
 import type { ClusterSnapshot } from './types.js';
@@ -48,11 +48,10 @@ function shortFile(file: string | null, line: number | null, dirs: ReadonlyMap<s
 }
 
 function stepLines(o: TraceOutcome, c: Colors, verbose: boolean, loc: (f: string | null, l: number | null) => string): string[] {
-  const shown: TraceStep[] = verbose ? [...o.steps] : o.steps.filter((s) => !s.action.startsWith('end of built-in chain: policy ACCEPT') || o.steps.length < 6);
   const lines: string[] = [];
-  for (const s of shown) {
+  for (const s of shownSteps(o, verbose)) {
     const at = loc(s.file, s.rule);
-    lines.push(`      ${s.table}/${s.chain}  ${printable(s.action, 160)}${at ? c.dim(`  (${at})`) : ''}`);
+    lines.push(`      ${s.table}/${s.chain}  ${printable(stepText(s), 160)}${at ? c.dim(`  (${at})`) : ''}`);
     if (verbose && s.text) lines.push(c.dim(`          ${printable(s.text, 240)}`));
   }
   return lines;
@@ -66,6 +65,8 @@ function verdictText(o: TraceOutcome): string {
       return `ACCEPT (to ${o.destination})`;
     case 'NONE':
       return `no NAT: on to ${o.destination}`;
+    case 'UNKNOWN':
+      return `UNKNOWN: ${o.unknown ? unknownText(o.unknown) : 'the evidence cannot say'}`;
     default:
       return o.verdict;
   }
@@ -80,7 +81,7 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
   lines.push(`${c.bold(printable(who, 200))}  ${t.request.destination}/${t.request.protocol}  from ${t.origin.node}`);
   const p = o.packet;
   lines.push(`  packet  ${p.from} ${p.src}:${p.sport} → ${t.request.destination}/${p.protocol} on ${t.origin.node}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
-  for (const a of o.assumptions) lines.push(c.dim(`  assume  ${a}`));
+  for (const a of o.assumptions) lines.push(c.dim(`  assume  ${printable(assumptionText(a), 240)}`));
   lines.push(c.dim(`  nodes   ${t.nodes.join(', ')}`));
   for (const path of t.paths) {
     lines.push('');
@@ -94,7 +95,7 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
       const head = h.arriving ? `  arrives ${h.arriving.src}:${h.arriving.sport} → ${h.arriving.dst}:${h.arriving.dport}${h.trace?.packet.inInterface ? ` in on ${h.trace.packet.inInterface}` : ''} (source ${h.arriving.srcReason})` : '';
       lines.push(`    [${c.cyan(h.node)}] ${h.role}${head}`);
       if (h.trace && h.trace.outcomes.length > 1) lines.push(c.dim(`      this node's trace splits: ${formatPct(h.outcome.probability)} on this branch`));
-      for (const cond of h.outcome.conditions) lines.push(c.yellow(`      ${printable(cond, 200)}`));
+      for (const cond of h.outcome.conditions) lines.push(c.yellow(`      ${printable(conditionText(cond), 200)}`));
       lines.push(...stepLines(h.outcome, c, Boolean(opts.verbose), loc));
       if (h.outcome.masquerade) lines.push(`      masquerade${h.outcome.snatTo ? ` to ${h.outcome.snatTo}` : ''}`);
       const r = h.outcome.route;
@@ -119,7 +120,7 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
 /**
  * JSON for `kpx trace --node A -o json`: the CrossTrace as is —
  * `{request, nodes, origin: {node, trace}, paths: [{probability, verdict, destination, nodes,
- * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions}]}`.
+ * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions, conditions}]}`.
  */
 export function crossTraceJson(t: CrossTrace): unknown {
   return t;

@@ -11,7 +11,7 @@ import type { Resolution } from '../kube/types.js';
 import type { Destination, TraceProtocol } from '../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../trace/trace.js';
 import type { TraceAssumptions } from '../trace/context.js';
-import type { RouteInfo, Trace, TraceOutcome } from '../trace/types.js';
+import type { Condition, RouteInfo, Trace, TraceAssumption, TraceOutcome } from '../trace/types.js';
 import { nextHop, nodeClaims, ownerOf, type NextHop, type PodOwner } from './owner.js';
 import { nodeByName, type ClusterNode, type ClusterSnapshot } from './types.js';
 
@@ -64,7 +64,7 @@ export interface NextHopJson {
   readonly line: number;
 }
 
-export type PathEndKind = 'pod' | 'node-local' | 'dropped' | 'no-route' | 'outside' | 'unowned' | 'loop' | 'too-many-hops';
+export type PathEndKind = 'pod' | 'node-local' | 'dropped' | 'unknown' | 'no-route' | 'outside' | 'unowned' | 'loop' | 'too-many-hops';
 
 export interface PathEnd {
   readonly kind: PathEndKind;
@@ -90,6 +90,8 @@ export interface CrossPath {
   readonly problems: readonly string[];
   /** Assumptions the path adds to the traces' own (gateways outside the bundle, …). */
   readonly assumptions: readonly string[];
+  /** The undecided matches the path depends on (its hops' scenarios): `probability` holds under them. */
+  readonly conditions: readonly Condition[];
 }
 
 export interface CrossTrace {
@@ -122,7 +124,7 @@ function masqueradeSource(node: ClusterNode, dst: Ip): string | undefined {
  * node's own pods, so that the packet starts on the right node. Undefined: leave it to tracePacket
  * (which takes an address in the node's cni0/cbr0 subnet, or in the cluster CIDR).
  */
-function podSourceOn(node: ClusterNode, family: 4 | 6, res: Resolution): { ip: string; why: string } | undefined {
+function podSourceOn(node: ClusterNode, family: 4 | 6, res: Resolution): { ip: string; why: TraceAssumption } | undefined {
   const claims: PodOwner[] = [];
   const s = node.snapshot;
   if (s.routes.some((r) => r.family === family && r.type === 'unicast' && !r.via && r.dev && /^(cni\d*|cbr\d+|docker\d+)$/.test(r.dev))) return undefined;
@@ -137,17 +139,16 @@ function podSourceOn(node: ClusterNode, family: 4 | 6, res: Resolution): { ip: s
   const pick = (free.length ? free : pods).sort((a, b) => (routeOf(b).dst.network > routeOf(a).dst.network ? 1 : -1))[0];
   if (pick) {
     const ip = formatIp({ family, value: routeOf(pick).dst.network });
-    return { ip, why: `a pod ${ip} of ${node.name} sends the packet (its route: ${pick.interface}, ${shortPath(pick.file)}:${pick.line})` };
+    return { ip, why: { code: 'source', kind: 'node-pod', address: ip, node: node.name, route: { ...(pick.interface ? { interface: pick.interface } : {}), file: pick.file, line: pick.line } } };
   }
   const block = s.routes.find((r) => r.family === family && r.type === 'blackhole' && r.dst.prefix < (family === 4 ? 32 : 128));
   if (block) {
     const ip = formatIp({ family, value: block.dst.network + 10n });
-    return { ip, why: `a pod ${ip} in ${node.name}'s own pod block ${block.dstText} sends the packet` };
+    return { ip, why: { code: 'source', kind: 'node-pod', address: ip, node: node.name, block: block.dstText } };
   }
   return undefined;
 }
 
-const shortPath = (f: string) => f.split(/[\\/]/).pop() ?? f;
 
 interface Walk {
   hops: CrossHop[];
@@ -191,6 +192,7 @@ export async function traceAcross(cluster: ClusterSnapshot, dest: Destination, p
       end,
       problems: w.problems,
       assumptions: w.assumptions,
+      conditions: w.hops.flatMap((h) => h.outcome.conditions),
     });
   };
 
@@ -212,6 +214,12 @@ export async function traceAcross(cluster: ClusterSnapshot, dest: Destination, p
     if (outcome.route?.problem) here.problems.push(`${node.name}: ${outcome.route.problem}`);
     if (ownership.ambiguous) here.problems.push(`several nodes claim ${hp ? formatIp(hp.ip) : outcome.destination}: ${ownership.claims.map((c) => `${c.node} (${c.summary})`).join('; ')}`);
 
+    if (outcome.delivery === 'unknown') {
+      // The node's evidence cannot say what happens (a chain cut out of the dump…): the path ends unknown.
+      const last = outcome.steps[outcome.steps.length - 1];
+      end('unknown', `the evidence of ${node.name} cannot say what happens${last ? ` after ${last.table}/${last.chain}${last.rule !== null ? ` (line ${last.rule})` : ''}` : ''}`);
+      return;
+    }
     if (outcome.delivery === 'stopped') {
       const last = outcome.steps[outcome.steps.length - 1];
       end('dropped', `${outcome.verdict} on ${node.name}${last ? ` in ${last.table}/${last.chain}${last.rule !== null ? ` (line ${last.rule})` : ''}` : ''}`);

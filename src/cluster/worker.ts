@@ -4,7 +4,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { InputError } from '../load/index.js';
-import { loadSnapshot, proxyModes } from '../load/snapshot.js';
+import { loadSnapshot } from '../load/snapshot.js';
+import { proxyModes } from '../kube/modes.js';
 import { resolveServices } from '../kube/resolve.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 

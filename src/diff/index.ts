@@ -200,6 +200,12 @@ interface Unit {
   readonly policy?: string;
   /** Name of the chain/set (explains every item when it belongs to a changed Service). */
   readonly owner: string;
+  /**
+   * Written by kube-proxy (KUBE-* chains and ipsets, its nft table, IPVS). Only there can a Service
+   * change account for a rule that mentions the Service's addresses: a new `-A FORWARD -d POD -j DROP`
+   * is somebody else's rule, whatever Service that pod serves.
+   */
+  readonly kubeProxy: boolean;
 }
 
 /** A rule's text without packet/byte counters and with single spaces. */
@@ -227,6 +233,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
           kind: 'iptables-chain',
           unit: `iptables v${rs.family} ${t.name}/${c.name}`,
           owner: c.name,
+          kubeProxy: c.name.startsWith('KUBE-'),
           items: c.rules.map((r) => ({ text: ruleText(r.raw), file: r.file, line: r.line })),
           ...(c.builtin && c.policy ? { policy: c.policy } : {}),
         });
@@ -241,6 +248,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
           kind: 'nft-chain',
           unit: `nft ${tname}/${c.name}`,
           owner: c.name,
+          kubeProxy: t.name === 'kube-proxy',
           items: c.rules.map((r) => ({ text: ruleText(r.raw), file: t.file, line: r.line })),
           ...(c.policy ? { policy: c.policy } : {}),
         });
@@ -250,6 +258,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
           kind: 'nft-set',
           unit: `nft ${tname} ${set.kind} ${set.name}`,
           owner: set.name,
+          kubeProxy: t.name === 'kube-proxy',
           items: set.elements.map((e) => ({ text: elementText(e) + (e.comment ? ` comment "${e.comment}"` : ''), file: t.file, line: e.line })),
         });
       }
@@ -260,6 +269,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
       kind: 'ipset',
       unit: `ipset ${set.name}`,
       owner: set.name,
+      kubeProxy: set.name.startsWith('KUBE-'),
       items: set.members.map((m) => ({ text: m.text + (m.nomatch ? ' nomatch' : '') + (m.comment ? ` comment "${m.comment}"` : ''), file: set.file, line: m.line })),
       policy: set.type,
     });
@@ -272,7 +282,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
       for (const r of vs.realServers) ipvsItems.push({ text: `${key} -> ${realServerKey(r)} ${r.forward ?? ''} weight ${r.weight ?? '?'}`.trim(), file: vs.file, line: r.line });
     }
   }
-  if (ipvsItems.length) add({ kind: 'ipvs', unit: 'ipvs', owner: 'ipvs', items: ipvsItems.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)) });
+  if (ipvsItems.length) add({ kind: 'ipvs', unit: 'ipvs', owner: 'ipvs', kubeProxy: true, items: ipvsItems.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)) });
   return units;
 }
 
@@ -328,7 +338,7 @@ function diffUnits(oldUnits: Map<string, Unit>, newUnits: Map<string, Unit>, exp
   const explained = { added: 0, removed: 0, moved: 0 };
   const unexplained: UnitChange[] = [];
   const keys = [...new Set([...oldUnits.keys(), ...newUnits.keys()])].sort();
-  const isExplained = (u: Unit, it: Item) => explain.has(u.owner) || tokens(it.text).some((t) => explain.has(t));
+  const isExplained = (u: Unit, it: Item) => explain.has(u.owner) || (u.kubeProxy && tokens(it.text).some((t) => explain.has(t)));
   for (const k of keys) {
     const a = oldUnits.get(k);
     const b = newUnits.get(k);

@@ -3,7 +3,7 @@
  */
 import { parseIpAddrText, type AddrLineNode, type Segment, type Tok } from '../../grammars/ipaddr/index.js';
 import { scanJsonArray } from '../../grammars/ipaddr/json.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { parseCidr, parseIp } from '../model/addr.js';
 import type { AddrDump, InterfaceAddress, NetInterface } from '../model/iface.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';

@@ -4,7 +4,7 @@
  */
 import { parseIpRouteText, type RouteAttr, type RouteLineNode, type Tok } from '../../grammars/iproute/index.js';
 import { scanJsonArray } from '../../grammars/iproute/json.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { parseCidr, parseIp, type Family } from '../model/addr.js';
 import type { Gateway, Nexthop, Route, RouteDump, RouteUnsupported } from '../model/route.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';

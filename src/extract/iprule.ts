@@ -1,7 +1,7 @@
 /** ip rule (text and JSON) → PolicyRuleDump. */
 import { parseIpRule } from '../../grammars/iprule/index.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { policyRuleFromFields, type PolicyRule, type PolicyRuleDump } from '../model/policy.js';
 
 /** IPv6 when any address is IPv6; an `all`-only dump is read as the family of the file's other rules. */

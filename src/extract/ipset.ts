@@ -13,7 +13,7 @@ import {
   type SkippedLine,
   type Tok,
 } from '../../grammars/ipset/index.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { parseCidr } from '../model/addr.js';
 import { ipsetDimensions, type IpSet, type IpSetDimension, type IpSetDump, type IpSetMember, type IpSetPart, type IpSetSkipped } from '../model/ipset.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';

@@ -3,8 +3,10 @@
  * Unknown modules and options are kept as `unsupported` matches (never dropped, never guessed).
  */
 import { unquote, type OptionSyntax, type RuleItem } from '../../grammars/iptables-save/syntax.js';
+import { parseUint32 } from '../../grammars/iptables-save/getopt.js';
 import { parseCidr, type Cidr } from '../model/addr.js';
 import type { Match, NatTo, PortRange, Target } from '../model/netfilter.js';
+import { isTargetExtension } from '../model/iptables-targets.js';
 
 /** `a.b.c.d` or `a.b.c.d/n` as iptables-save prints IPv4 addresses (no leading zeros). */
 const IPV4_CIDR = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})(?:\/(\d{1,3}))?$/;
@@ -70,10 +72,9 @@ function parsePortList(text: string): PortRange[] | undefined {
   return out.slice();
 }
 
+/** A mark as xtables reads it (strtoul base 0: `0x…` hex, a leading `0` octal, else decimal). */
 function parseNumber(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = text.startsWith('0x') || text.startsWith('0X') ? parseInt(text, 16) : Number(text);
-  return Number.isFinite(n) ? n : undefined;
+  return text === undefined ? undefined : parseUint32(text);
 }
 
 /** `VALUE[/MASK]` as iptables prints marks. */
@@ -142,7 +143,7 @@ function interpretModule(module: string, options: readonly OptionSyntax[], out: 
       for (const o of options) {
         if (o.name === '--mode') mode = o.args[0];
         else if (o.name === '--probability') {
-          probability = Number(o.args[0]);
+          probability = kernelProbability(Number(o.args[0]));
           negated ||= o.negated;
         } else if (o.name === '--every') {
           every = Number(o.args[0]);
@@ -318,6 +319,14 @@ export function clearSharedTargets(): void {
   RANDOM_MATCHES.clear();
 }
 
+/**
+ * The kernel keeps a probability as a 31-bit fraction (libxt_statistic: lround(p × 2³¹)), and
+ * iptables-save prints that with 11 decimals: `0.3333333333` and `0.33333333349` are one value.
+ */
+function kernelProbability(p: number): number {
+  return Number.isFinite(p) ? Math.round(p * 0x80000000) / 0x80000000 : p;
+}
+
 /** A ladder's probabilities repeat across Services (1/2, 1/3, …): one shared match per value. */
 const RANDOM_MATCHES = new Map<number, Match>();
 
@@ -434,25 +443,76 @@ export interface RuleMeaning {
   readonly comments: string[];
 }
 
-/** Is this target name something other than a chain (a built-in verdict or an extension)? */
+/** Is this target name something other than a chain (a standard verdict or a target extension iptables knows)? */
 export function looksLikeExtensionTarget(name: string): boolean {
-  return /^[A-Z][A-Z0-9_]*$/.test(name) && (TERMINATING_EXTENSIONS.has(name) || NON_CHAIN_TARGETS.has(name));
+  return isTargetExtension(name);
 }
 
-const NON_CHAIN_TARGETS = new Set([
-  'ACCEPT', 'DROP', 'RETURN', 'QUEUE', 'REJECT', 'MARK', 'CONNMARK', 'LOG', 'NFLOG', 'ULOG', 'TRACE', 'CT', 'NOTRACK',
-  'TCPMSS', 'CHECKSUM', 'CLASSIFY', 'DSCP', 'TOS', 'TTL', 'HL', 'ECN', 'SECMARK', 'CONNSECMARK', 'SET', 'AUDIT',
-  'IDLETIMER', 'LED', 'RATEEST', 'HMARK', 'TEE', 'TCPOPTSTRIP', 'DNPT', 'SNPT',
-]);
+/** The order iptables-save prints generic options in (`-s -d -i -o -p -f`), for the reading's order. */
+const GENERIC_RANK: Record<string, number> = { source: 0, destination: 1, 'in-interface': 2, 'out-interface': 3, protocol: 4, fragment: 5 };
 
-export function interpretRule(items: readonly RuleItem[], isChain: (name: string) => boolean): RuleMeaning {
+/** Does any option belong to another item, or carry an abbreviation? (restore input in its own order) */
+function scattered(items: readonly RuleItem[]): boolean {
+  for (const item of items) {
+    if (item.kind !== 'match' && item.kind !== 'target') continue;
+    for (const o of item.options) if (o.owner !== undefined || o.canonical !== undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * Each match and target with all its options, by their full names, in the order iptables
+ * loaded them: the rule as iptables-save would print it. Blocks that only held options of
+ * earlier items go.
+ */
+function regroup(items: readonly RuleItem[]): RuleItem[] {
+  const owned = new Map<number, OptionSyntax[]>();
+  items.forEach((item) => {
+    if (item.kind !== 'match' && item.kind !== 'target') return;
+    for (const o of item.options) {
+      if (o.owner === undefined) continue;
+      let list = owned.get(o.owner);
+      if (list === undefined) owned.set(o.owner, (list = []));
+      list.push(o);
+    }
+  });
+  const full = (o: OptionSyntax): OptionSyntax => (o.canonical === undefined ? o : { ...o, name: o.canonical });
+  const out: RuleItem[] = [];
+  items.forEach((item, k) => {
+    if (item.kind !== 'match' && item.kind !== 'target') {
+      out.push(item);
+      return;
+    }
+    const own = item.options.filter((o) => o.owner === undefined);
+    if (item.kind === 'match' && item.spelled === undefined && own.length === 0) return;
+    out.push({ ...item, options: [...own, ...(owned.get(k) ?? [])].map(full) });
+  });
+  return out;
+}
+
+/** The match `-p PROTO` loads implicitly (`-p icmpv6 --icmpv6-type …` is icmp6's). */
+function implicitModule(protocol: string | undefined): string {
+  return protocol === 'ipv6-icmp' ? 'icmp6' : (protocol ?? '');
+}
+
+export function interpretRule(written: readonly RuleItem[], isChain: (name: string) => boolean): RuleMeaning {
+  const items = scattered(written) ? regroup(written) : written;
+  // Generic options' matches first, in iptables-save's order, then the modules' in load order:
+  // the same reading whatever order the line was written in.
+  const generic: Match[] = [];
   const matches: Match[] = [];
+  let rank = -1;
+  let sortGeneric = false;
   const comments: string[] = [];
   let target: Target | undefined;
   let protocol: string | undefined;
   for (const item of items) {
     switch (item.kind) {
       case 'generic': {
+        const r = GENERIC_RANK[item.option] ?? 6;
+        if (r < rank) sortGeneric = true;
+        rank = r;
+        const matches = generic;
         const arg = item.args[0] ?? '';
         switch (item.option) {
           case 'source':
@@ -486,7 +546,7 @@ export function interpretRule(items: readonly RuleItem[], isChain: (name: string
         break;
       }
       case 'match':
-        interpretModule(item.module === '' ? (protocol ?? '') : item.module, item.options, matches, comments);
+        interpretModule(item.module === '' ? implicitModule(protocol) : item.module, item.options, matches, comments);
         break;
       case 'target':
         target = interpretTarget(item.name, item.options, item.goto, isChain);
@@ -495,11 +555,27 @@ export function interpretRule(items: readonly RuleItem[], isChain: (name: string
         break;
     }
   }
+  if (sortGeneric) generic.sort((a, b) => genericRank(a) - genericRank(b));
   // Arrays of exactly their length: an array grown by push() keeps room for more (V8), which for
   // 300k rules is a real share of the model.
-  const m = matches.length === 0 ? matches : matches.slice();
+  const m = generic.length === 0 ? (matches.length === 0 ? matches : matches.slice()) : generic.concat(matches);
   const c = comments.length === 0 ? NO_COMMENTS : comments.slice();
   return target ? { matches: m, target, comments: c } : { matches: m, comments: c };
+}
+
+function genericRank(m: Match): number {
+  switch (m.kind) {
+    case 'address':
+      return m.dir === 'src' ? 0 : 1;
+    case 'interface':
+      return m.dir === 'in' ? 2 : 3;
+    case 'protocol':
+      return 4;
+    case 'fragment':
+      return 5;
+    default:
+      return 6;
+  }
 }
 
 /** Shared by every rule without a comment (the model is read-only). */

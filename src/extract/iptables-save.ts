@@ -7,7 +7,7 @@ import { parseRuleItems, scanIptablesSave, type DocumentEntry, type LineSyntax, 
 
 type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
-import type { FormatParser, ParsedInput, ParseProgress } from '../load/format.js';
+import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/common/format.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/iptables-save/syntax.js';
 import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';

@@ -7,7 +7,7 @@
  * diagnostics; the line is kept (model or `unsupported`), never dropped.
  */
 import { diagnostic, printable, type Diagnostic, type Severity } from '../source/index.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import {
   realServerKey,

@@ -231,9 +231,9 @@ export class TransactionState {
   }
 
   private addChain(t: MTable, spec: SynChain, line: number): MChain {
-    const { priorityBase, priorityOffset, rules, handle, ...rest } = spec;
-    void priorityBase, priorityOffset, rules, handle;
-    const chain: Omit<Mut<NftChain>, 'rules'> = { ...rest, line };
+    // The listing's fields only: the numeric priority replaces its parts, rules come one by one.
+    const chain: Omit<Mut<NftChain>, 'rules'> = { ...spec, line };
+    for (const k of ['priorityBase', 'priorityOffset', 'rules', 'handle'] as const) delete (chain as Record<string, unknown>)[k];
     const p = numericPriority(t.family, spec);
     if (p !== undefined) chain.priority = p;
     if (chain.hook !== undefined && chain.policy === undefined) chain.policy = 'accept';

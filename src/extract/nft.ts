@@ -5,7 +5,7 @@ import { parseNftSyntax, type SynDocument, type SynExpr, type SynTable } from '.
 import { parseNftJsonSyntax } from '../../grammars/nft/json.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { applyTransaction } from './nft-transaction.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { standardPriority, type NftChain, type NftExpr, type NftRuleset, type NftTable } from '../model/nft.js';
 
 /** Built-in iptables chain names, as iptables-nft creates them. */

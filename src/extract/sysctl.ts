@@ -1,6 +1,6 @@
 /** sysctl output → SysctlDump. */
 import { parseSysctlText } from '../../grammars/sysctl/index.js';
-import type { FormatParser, ParsedInput } from '../load/format.js';
+import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import type { SysctlDump, SysctlEntry } from '../model/sysctl.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';
 

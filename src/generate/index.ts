@@ -8,3 +8,4 @@ export * from './truth.js';
 export * from './bundle.js';
 export { createRng, portProtoHash, endpointHash, savedProbability, kubeProxyProbability, formatFixed, saveString } from './util.js';
 export type { Rng, Sink } from './util.js';
+export * from './restore-payload.js';

@@ -5,10 +5,11 @@
  */
 import type { Chain, Rule, Ruleset, Table } from '../model/netfilter.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
-import { proxyModes } from '../load/snapshot.js';
+import { proxyModes } from '../kube/modes.js';
 import type { Evidence, Resolution, ServicePort } from '../kube/types.js';
 import { servicePortName } from '../kube/hash.js';
 import type { Related } from './rule.js';
+import { isTargetExtension } from '../model/iptables-targets.js';
 
 /** One iptables table of one ruleset, with reverse references. */
 export interface TableIndex {
@@ -18,6 +19,11 @@ export interface TableIndex {
   readonly referrers: ReadonlyMap<string, readonly Rule[]>;
   /** A pasted fragment: rules without `*table`/chain declarations (declaration checks are skipped). */
   readonly fragment: boolean;
+  /**
+   * `iptables-restore --noflush` input (kube-proxy's payload): chains it does not declare may
+   * exist on the node (built-ins, other programs' chains), so they are unknown, not missing.
+   */
+  readonly restoreInput: boolean;
 }
 
 export interface LintContext {
@@ -42,6 +48,19 @@ export function jumpTarget(r: Rule): string | undefined {
   return r.target && (r.target.kind === 'jump' || r.target.kind === 'goto') ? r.target.chain : undefined;
 }
 
+/**
+ * The chain a rule's target names, as the real tools read it: `-j/-g CHAIN`, and also a `-j NAME`
+ * that is no standard verdict or target extension iptables (of this family) can load — the
+ * extractor keeps an undeclared NAME as an unknown extension, but iptables-restore takes it for a
+ * chain and refuses it when the chain does not exist ("Couldn't load target", "Chain … does not exist").
+ */
+export function chainTargetOf(r: Rule, family: 4 | 6): string | undefined {
+  const t = r.target;
+  if (!t) return undefined;
+  if (t.kind === 'jump' || t.kind === 'goto') return t.chain;
+  return t.kind === 'extension' && !isTargetExtension(t.name, family) ? t.name : undefined;
+}
+
 export function buildContext(snapshot: NodeSnapshot, resolution: Resolution): LintContext {
   const tables: TableIndex[] = [];
   for (const rs of snapshot.rulesets) {
@@ -49,7 +68,7 @@ export function buildContext(snapshot: NodeSnapshot, resolution: Resolution): Li
       const referrers = new Map<string, Rule[]>();
       for (const c of table.chains) {
         for (const r of c.rules) {
-          const t = jumpTarget(r);
+          const t = chainTargetOf(r, rs.family);
           if (t === undefined) continue;
           const list = referrers.get(t);
           if (list) list.push(r);
@@ -57,7 +76,7 @@ export function buildContext(snapshot: NodeSnapshot, resolution: Resolution): Li
         }
       }
       const declared = table.chains.some((c: Chain) => c.line !== undefined);
-      tables.push({ ruleset: rs, table, referrers, fragment: table.implicit || !declared });
+      tables.push({ ruleset: rs, table, referrers, fragment: table.implicit || !declared, restoreInput: rs.restoreInput === true });
     }
   }
 

@@ -4,6 +4,8 @@
  */
 import type { LintRule } from './rule.js';
 import danglingJump from './rules/dangling-jump.js';
+import jumpLoop from './rules/jump-loop.js';
+import jumpDepth from './rules/jump-depth.js';
 import undefinedIpset from './rules/undefined-ipset.js';
 import orphanChain from './rules/orphan-chain.js';
 import serviceNoEndpoints from './rules/service-no-endpoints.js';
@@ -24,9 +26,19 @@ import ipvsSysctl from './rules/ipvs-sysctl.js';
 import rulesetSize from './rules/ruleset-size.js';
 import foreignRuleBeforeKube from './rules/foreign-rule-before-kube.js';
 import nftUndefinedReference from './rules/nft-undefined-reference.js';
+import kubeProxySyncFailing from './rules/kube-proxy-sync-failing.js';
+import kubeProxyModeFallback from './rules/kube-proxy-mode-fallback.js';
+import kubeProxyModeMismatch from './rules/kube-proxy-mode-mismatch.js';
+import kubeProxyClusterCidrMismatch from './rules/kube-proxy-cluster-cidr-mismatch.js';
+import kubeProxyMasqueradeBitMismatch from './rules/kube-proxy-masquerade-bit-mismatch.js';
+import kubeProxyNodeportAddresses from './rules/kube-proxy-nodeport-addresses.js';
+import kubeProxyStrictArp from './rules/kube-proxy-strict-arp.js';
+import kubeFirewallDropWithoutMark from './rules/kube-firewall-drop-without-mark.js';
 
 export const RULES: readonly LintRule[] = [
   danglingJump,
+  jumpLoop,
+  jumpDepth,
   undefinedIpset,
   orphanChain,
   serviceNoEndpoints,
@@ -47,6 +59,14 @@ export const RULES: readonly LintRule[] = [
   rulesetSize,
   foreignRuleBeforeKube,
   nftUndefinedReference,
+  kubeProxySyncFailing,
+  kubeProxyModeFallback,
+  kubeProxyModeMismatch,
+  kubeProxyClusterCidrMismatch,
+  kubeProxyMasqueradeBitMismatch,
+  kubeProxyNodeportAddresses,
+  kubeProxyStrictArp,
+  kubeFirewallDropWithoutMark,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, LintRule> = new Map(RULES.map((r) => [r.id, r]));

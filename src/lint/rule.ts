@@ -34,7 +34,22 @@ export interface Finding {
   /** `ns/name:port` (kube-proxy's ServicePortName) when the finding is about one Service port. */
   readonly service?: string;
   readonly related?: readonly Related[];
+  /** Stable identity for baselines and SARIF (src/lint/fingerprint.ts): not the file path, not the line. */
+  readonly fingerprint: string;
 }
+
+/** Inputs a rule cannot judge without; when one is missing the rule is not run and says so. */
+export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config';
+
+export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
+  routes: '`ip route`',
+  addresses: '`ip addr`',
+  sysctl: '`sysctl`',
+  ipsets: '`ipset list`',
+  ipvs: '`ipvsadm -Ln`',
+  'kube-proxy-log': "kube-proxy's log",
+  'kube-proxy-config': "kube-proxy's configuration",
+};
 
 export interface RuleMeta {
   /** One line: what the rule finds. */
@@ -44,6 +59,10 @@ export interface RuleMeta {
   readonly docs: string;
   /** Message templates by id, with `{{name}}` placeholders. */
   readonly messages: Readonly<Record<string, string>>;
+  /** Inputs without which the rule cannot judge (it is then reported as not checked, never as clean). */
+  readonly requires?: readonly RequiredInput[];
+  /** Whether the rule concerns this node at all (e.g. IPVS rules on an IPVS node): only then is a missing input worth saying. */
+  readonly relevant?: (ctx: LintContext) => boolean;
 }
 
 export interface Report {
@@ -74,6 +93,12 @@ export function createRule(rule: LintRule): LintRule {
     if (!m.trim()) throw new Error(`lint rule ${rule.id}: message ${id} is empty`);
   }
   return Object.freeze(rule);
+}
+
+/** The rule's `**Fix:**` paragraph from its docs, on one line (what text output shows under findings). */
+export function fixOf(rule: LintRule): string | undefined {
+  const para = rule.meta.docs.split(/\n\s*\n/).find((p) => p.trimStart().startsWith('**Fix:**'));
+  return para?.trim().replace(/^\*\*Fix:\*\*\s*/, '').replace(/\s*\n\s*/g, ' ');
 }
 
 /** Fill `{{name}}` placeholders; values are made printable (dump text may hold control characters). */

@@ -6,7 +6,8 @@ import type { NodeSnapshot } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import { resolveServices } from '../kube/resolve.js';
 import { buildContext, type LintContext } from './context.js';
-import { formatMessage, severityRank, type Finding, type LintRule, type Report, type RuleContext, type Severity } from './rule.js';
+import { formatMessage, severityRank, type Finding, type LintRule, type Report, type RequiredInput, type RuleContext, type Severity } from './rule.js';
+import { findingFingerprint, type FingerprintFields } from './fingerprint.js';
 import { RULES } from './index.js';
 
 export type SeveritySetting = Severity | 'off';
@@ -29,11 +30,19 @@ export interface LintSummary {
   readonly info: number;
 }
 
+/** A rule that concerns this node but was not run, for lack of an input it needs. */
+export interface SkippedRule {
+  readonly ruleId: string;
+  readonly missing: readonly RequiredInput[];
+}
+
 export interface LintResult {
   readonly findings: readonly Finding[];
   readonly summary: LintSummary;
   /** Ids of the rules that ran. */
   readonly rules: readonly string[];
+  /** Rules not run because an input they need is not among the dumps (an unknown, not a clean bill). */
+  readonly skipped: readonly SkippedRule[];
   /** Milliseconds per rule, plus `context` (resolution and indexes). */
   readonly timings: Readonly<Record<string, number>>;
 }
@@ -60,12 +69,34 @@ export function summarize(findings: readonly Finding[]): LintSummary {
   return s;
 }
 
+/** Which of a rule's required inputs this snapshot lacks. */
+export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[] {
+  const s = ctx.snapshot;
+  const has: Record<RequiredInput, boolean> = {
+    routes: s.routes.length > 0,
+    addresses: s.interfaces.length > 0,
+    sysctl: ctx.sysctlValues.size > 0,
+    ipsets: s.ipsets.length > 0,
+    ipvs: s.ipvs.length > 0,
+    'kube-proxy-log': (s.kubeProxy?.logs.length ?? 0) > 0,
+    'kube-proxy-config': (s.kubeProxy?.configs.length ?? 0) > 0,
+  };
+  return (rule.meta.requires ?? []).filter((r) => !has[r]);
+}
+
 /** Run the rules over a context that is already built (benchmarks time the parts separately). */
-export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: Finding[]; timings: Record<string, number>; rules: string[] } {
+export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: Finding[]; timings: Record<string, number>; rules: string[]; skipped: SkippedRule[] } {
   const findings: Finding[] = [];
   const timings: Record<string, number> = {};
-  const rules = selectRules(opts);
-  for (const rule of rules) {
+  const ran: LintRule[] = [];
+  const skipped: SkippedRule[] = [];
+  for (const rule of selectRules(opts)) {
+    const missing = missingInputs(ctx, rule);
+    if (missing.length > 0) {
+      if (rule.meta.relevant?.(ctx) ?? true) skipped.push({ ruleId: rule.id, missing });
+      continue;
+    }
+    ran.push(rule);
     const configured = opts.severities?.[rule.id];
     const started = performance.now();
     const rctx: RuleContext = {
@@ -74,16 +105,18 @@ export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: 
         const template = rule.meta.messages[r.messageId];
         if (template === undefined) throw new Error(`lint rule ${rule.id} reported unknown message id ${r.messageId}`);
         const severity: Severity = configured && configured !== 'off' ? configured : (r.severity ?? rule.meta.severity);
+        const message = formatMessage(template, r.data);
         const f: Finding = {
           ruleId: rule.id,
           severity,
-          message: formatMessage(template, r.data),
+          message,
           file: r.file,
           line: r.line,
           column: r.column ?? 1,
           ...(r.text !== undefined ? { text: r.text } : {}),
           ...(r.service !== undefined ? { service: r.service } : {}),
           ...(r.related && r.related.length ? { related: r.related } : {}),
+          fingerprint: findingFingerprint({ ruleId: rule.id, message, service: r.service, text: r.text }),
         };
         findings.push(f);
       },
@@ -92,7 +125,7 @@ export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: 
     timings[rule.id] = performance.now() - started;
   }
   findings.sort(compareFindings);
-  return { findings, timings, rules: rules.map((r) => r.id) };
+  return { findings, timings, rules: ran.map((r) => r.id), skipped };
 }
 
 export async function lintSnapshot(snapshot: NodeSnapshot, opts: LintOptions = {}): Promise<LintResult> {
@@ -100,22 +133,26 @@ export async function lintSnapshot(snapshot: NodeSnapshot, opts: LintOptions = {
   const resolution = opts.resolution ?? (await resolveServices(snapshot));
   const ctx = buildContext(snapshot, resolution);
   const context = performance.now() - started;
-  const { findings, timings, rules } = runRules(ctx, opts);
-  return { findings, summary: summarize(findings), rules, timings: { context, ...timings } };
+  const { findings, timings, rules, skipped } = runRules(ctx, opts);
+  return { findings, summary: summarize(findings), rules, skipped, timings: { context, ...timings } };
 }
 
-/** A baseline is a previous `kpx lint -o json`; findings match on rule id, file and message (not lines). */
-export function baselineKey(f: Pick<Finding, 'ruleId' | 'file' | 'message'>): string {
-  return `${f.ruleId}\0${f.file}\0${f.message}`;
-}
+/** A baseline entry: a finding of a previous `kpx lint -o json` (its fingerprint, or the fields to compute it). */
+export type BaselineEntry = FingerprintFields & { readonly fingerprint?: string };
 
-/** Keep only findings not in the baseline. Each baseline entry absorbs one finding (duplicates count). */
-export function applyBaseline(findings: readonly Finding[], baseline: readonly Pick<Finding, 'ruleId' | 'file' | 'message'>[]): Finding[] {
+/**
+ * Keep only findings not in the baseline, matched by fingerprint (rule, Service, the flagged line's
+ * text — not the file's path or line number). Each baseline entry absorbs one finding.
+ */
+export function applyBaseline(findings: readonly Finding[], baseline: readonly BaselineEntry[]): Finding[] {
   const left = new Map<string, number>();
-  for (const b of baseline) left.set(baselineKey(b), (left.get(baselineKey(b)) ?? 0) + 1);
+  for (const b of baseline) {
+    const k = b.fingerprint ?? findingFingerprint(b);
+    left.set(k, (left.get(k) ?? 0) + 1);
+  }
   const out: Finding[] = [];
   for (const f of findings) {
-    const k = baselineKey(f);
+    const k = f.fingerprint;
     const n = left.get(k) ?? 0;
     if (n > 0) left.set(k, n - 1);
     else out.push(f);

@@ -11,8 +11,13 @@ import { ipAddrJsonSniffer, ipAddrSniffer } from '../../grammars/ipaddr/sniff.js
 import { sysctlSniffer } from '../../grammars/sysctl/sniff.js';
 import { ipRuleJsonSniffer, ipRuleSniffer } from '../../grammars/iprule/sniff.js';
 import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
+import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
+import { kubeProxyConfigSniffer } from '../../grammars/kube-proxy-config/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
+  // First: a log quoting an iptables-restore payload also looks like iptables-save, and ties go to the first.
+  kubeProxyLogSniffer,
+  kubeProxyConfigSniffer,
   iptablesSaveSniffer,
   ipsetListSniffer,
   ipsetSaveSniffer,
@@ -56,6 +61,10 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/nft.js')).nftParser;
     case 'nft-json':
       return (await import('../extract/nft.js')).nftJsonParser;
+    case 'kube-proxy-log':
+      return (await import('../extract/kube-proxy-log.js')).kubeProxyLogParser;
+    case 'kube-proxy-config':
+      return (await import('../extract/kube-proxy-config.js')).kubeProxyConfigParser;
   }
 }
 

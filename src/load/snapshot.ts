@@ -6,7 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ParsedFile } from './index.js';
 import { parseInput, readInputs } from './index.js';
-import type { LoadedFile, NodeSnapshot, ProxyMode } from '../model/snapshot.js';
+import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
+import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -15,6 +16,7 @@ import type { AddrDump, NetInterface } from '../model/iface.js';
 import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
+import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
 
@@ -32,6 +34,8 @@ export interface SnapshotOptions {
 
 export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
   const rulesets: Ruleset[] = [];
+  /** Files whose content makes them a variant of their format (iptables-save text that is restore input). */
+  const variants = new Map<ParsedFile, string>();
   const ipsets: IpSet[] = [];
   const ipvs: IpvsDump[] = [];
   const routes: Route[] = [];
@@ -39,13 +43,18 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const interfaces: NetInterface[] = [];
   const nft: NftRuleset[] = [];
   const sysctls = new Map<string, { value: string; file: string; line: number }>();
+  const kubeProxyLogs: KubeProxyLog[] = [];
+  const kubeProxyConfigs: KubeProxyConfig[] = [];
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
     switch (f.format) {
-      case 'iptables-save':
-        rulesets.push(data as Ruleset);
+      case 'iptables-save': {
+        const rs = markRestoreInput(data as Ruleset);
+        if (rs.restoreInput) variants.set(f, RESTORE_INPUT);
+        rulesets.push(rs);
         break;
+      }
       case 'ipset-list':
       case 'ipset-save':
         ipsets.push(...(data as IpSetDump).sets);
@@ -72,9 +81,18 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'nft-json':
         nft.push(data as NftRuleset);
         break;
+      case 'kube-proxy-log':
+        kubeProxyLogs.push(data as KubeProxyLog);
+        break;
+      case 'kube-proxy-config':
+        kubeProxyConfigs.push(data as KubeProxyConfig);
+        break;
     }
   }
-  const loaded: LoadedFile[] = files.map((f) => ({ path: f.path, format: f.format, ...(f.parsed?.variant ? { variant: f.parsed.variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes }));
+  const loaded: LoadedFile[] = files.map((f) => {
+    const variant = variants.get(f) ?? f.parsed?.variant;
+    return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
+  });
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
   return {
     name: opts.name ?? 'node',
@@ -89,6 +107,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     sysctls,
     nft,
     extraNodeIps,
+    ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
   };
 }
 
@@ -124,31 +143,3 @@ function nodeNameOf(paths: readonly string[]): string {
   return 'this node';
 }
 
-const isKubeIptablesChain = (n: string) => /^KUBE-(SVC|SVL|EXT|FW|SEP|XLB)-/.test(n);
-
-/** Which kube-proxy modes this snapshot shows evidence of. */
-export function proxyModes(s: NodeSnapshot): ProxyMode[] {
-  const modes: ProxyMode[] = [];
-  if (s.rulesets.some((r) => r.tables.some((t) => t.chains.some((c) => isKubeIptablesChain(c.name))))) modes.push('iptables');
-  const ipvsSets = s.ipsets.some((x) => x.name === 'KUBE-CLUSTER-IP' || x.name === 'KUBE-6-CLUSTER-IP');
-  const ipvsRules = s.rulesets.some((r) => r.tables.some((t) => t.chains.some((c) => c.rules.some((rule) => rule.matches.some((m) => m.kind === 'set' && /^KUBE-(6-)?CLUSTER-IP$/.test(m.name))))));
-  const dummy = s.interfaces.some((i) => i.name === 'kube-ipvs0');
-  if (s.ipvs.some((d) => d.virtualServers.length > 0) || ipvsSets || ipvsRules || dummy) modes.push('ipvs');
-  if (s.nft.some((n) => n.tables.some((t) => t.name === 'kube-proxy'))) modes.push('nftables');
-  return modes;
-}
-
-/** What is missing for which questions, as short sentences for `kpx inspect`. */
-export function missingDumps(s: NodeSnapshot): string[] {
-  const out: string[] = [];
-  const modes = proxyModes(s);
-  if (s.rulesets.length === 0 && s.nft.length === 0) out.push('no iptables-save or nft ruleset: Service rules cannot be resolved');
-  if (s.interfaces.length === 0 && s.extraNodeIps.length === 0) out.push("no `ip addr`: the node's own addresses (addrtype LOCAL, NodePorts) are unknown unless given with --node-ip");
-  if (s.routes.length === 0) out.push('no `ip route`: where a packet goes after DNAT cannot be said');
-  if (modes.includes('ipvs') && s.ipvs.length === 0) out.push('IPVS mode, but no `ipvsadm -Ln`: virtual servers and real servers are unknown');
-  if (modes.includes('ipvs') && s.ipsets.length === 0) out.push('IPVS mode, but no `ipset list`: set matches cannot be decided');
-  if (s.rulesets.some((r) => r.tables.some((t) => t.chains.some((c) => c.rules.some((x) => x.matches.some((m) => m.kind === 'set')))))) {
-    if (s.ipsets.length === 0) out.push('rules use -m set, but no `ipset list` was given: those matches cannot be decided');
-  }
-  return out;
-}

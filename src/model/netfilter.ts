@@ -168,6 +168,13 @@ export interface Ruleset {
   readonly unsupported: readonly UnsupportedLine[];
   readonly noise: readonly { readonly line: number; readonly text: string; readonly noise: string }[];
   readonly ruleCount: number;
+  /**
+   * `iptables-restore --noflush` input (kube-proxy's payload), not a dump: its tables declare
+   * only some user chains and no built-in chain, so chains it does not declare (built-ins,
+   * other programs' chains such as kubelet's KUBE-MARK-DROP) may exist in the kernel and are
+   * unknown, not missing. Set by src/load (restore-input.ts); absent for dumps.
+   */
+  readonly restoreInput?: true;
 }
 
 export function findTable(rs: Ruleset, name: string): Table | undefined {

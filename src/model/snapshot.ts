@@ -9,8 +9,9 @@ import type { Route } from './route.js';
 import type { PolicyRule } from './policy.js';
 import type { NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
+import type { KubeProxyConfig, KubeProxyLog } from './kube-proxy.js';
 import type { Diagnostic } from '../source/index.js';
-import type { FormatId } from '../load/format.js';
+import type { FormatId } from '../../grammars/common/format.js';
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables';
 
@@ -39,6 +40,8 @@ export interface NodeSnapshot {
   readonly nft: readonly NftRuleset[];
   /** Node addresses given with --node-ip (added to what `ip addr` says). */
   readonly extraNodeIps: readonly Ip[];
+  /** kube-proxy's own account: its logs and its configuration, when given (optional: older callers build snapshots without them). */
+  readonly kubeProxy?: { readonly logs: readonly KubeProxyLog[]; readonly configs: readonly KubeProxyConfig[] };
 }
 
 export function hasIptables(s: NodeSnapshot, family?: 4 | 6): boolean {

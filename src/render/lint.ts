@@ -6,19 +6,26 @@
 import type { Colors } from './colors.js';
 import { renderJson } from './json.js';
 import type { Finding, LintRule, Severity } from '../lint/rule.js';
-import { SEVERITIES } from '../lint/rule.js';
-import type { LintSummary } from '../lint/run.js';
+import { fixOf, REQUIRED_INPUT_LABEL, SEVERITIES } from '../lint/rule.js';
+import type { LintSummary, SkippedRule } from '../lint/run.js';
 import { printable } from '../source/index.js';
 
 export interface LintReport {
   readonly findings: readonly Finding[];
   readonly summary: LintSummary;
+  /** Rules not run for lack of an input they need. */
+  readonly skipped?: readonly SkippedRule[];
+  /** The rule definitions (for each fired rule's fix in text output). */
+  readonly rules?: readonly LintRule[];
 }
+
+/** `endpoint-unroutable (needs `ip route`)`, one per skipped rule. */
+const skippedText = (s: readonly SkippedRule[]) => s.map((x) => `${x.ruleId} (needs ${x.missing.map((m) => REQUIRED_INPUT_LABEL[m]).join(' and ')})`).join(', ');
 
 const NODE_WIDE = '(not tied to one Service)';
 
 /** The JSON form (`kpx lint -o json`): stable key order, findings sorted by file, line, column, rule. */
-export function lintJson(r: LintReport): { findings: Finding[]; summary: LintSummary } {
+export function lintJson(r: LintReport): { findings: Finding[]; summary: LintSummary; skipped: SkippedRule[] } {
   return {
     findings: r.findings.map((f) => ({
       ruleId: f.ruleId,
@@ -30,8 +37,10 @@ export function lintJson(r: LintReport): { findings: Finding[]; summary: LintSum
       ...(f.text !== undefined ? { text: f.text } : {}),
       ...(f.service !== undefined ? { service: f.service } : {}),
       ...(f.related ? { related: f.related.map((x) => ({ file: x.file, line: x.line, ...(x.column !== undefined ? { column: x.column } : {}), text: x.text })) } : {}),
+      fingerprint: f.fingerprint,
     })),
     summary: { error: r.summary.error, warning: r.summary.warning, info: r.summary.info },
+    skipped: (r.skipped ?? []).map((s) => ({ ruleId: s.ruleId, missing: [...s.missing] })),
   };
 }
 
@@ -66,9 +75,19 @@ export function renderLintText(r: LintReport, c: Colors): string {
     }
     out.push('');
   }
+  const fired = [...new Set(r.findings.map((f) => f.ruleId))].sort();
+  const fixes = fired.flatMap((id) => {
+    const rule = r.rules?.find((x) => x.id === id);
+    const fix = rule && fixOf(rule);
+    return fix ? [`  ${c.dim(`[${id}]`)} ${printable(fix, 600)}`] : [];
+  });
+  if (fixes.length) out.push(c.bold('HOW TO FIX'), ...fixes, '');
   const s = r.summary;
   const total = s.error + s.warning + s.info;
-  out.push(total === 0 ? c.green('no findings') : `${s.error} error${s.error === 1 ? '' : 's'}, ${s.warning} warning${s.warning === 1 ? '' : 's'}, ${s.info} info`);
+  const skipped = r.skipped ?? [];
+  const counts = `${s.error} error${s.error === 1 ? '' : 's'}, ${s.warning} warning${s.warning === 1 ? '' : 's'}, ${s.info} info`;
+  out.push(total === 0 ? (skipped.length ? c.yellow('no findings among the rules that could run') : c.green('no findings')) : counts);
+  if (skipped.length) out.push(c.yellow(`not checked, for lack of input: ${skippedText(skipped)}`));
   return out.join('\n') + '\n';
 }
 

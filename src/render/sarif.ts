@@ -65,22 +65,13 @@ export function sarifLog(findings: readonly Finding[], rules: readonly LintRule[
           ...(f.related && f.related.length
             ? { relatedLocations: f.related.map((x, i) => ({ id: i + 1, ...location(x.file, x.line, x.column), message: { text: x.text } })) }
             : {}),
-          partialFingerprints: { 'kpx/v1': fingerprint(f) },
+          // v2: rule, Service and the flagged line's text (v1 hashed the file path, which moves with the bundle).
+          partialFingerprints: { 'kpx/v2': f.fingerprint },
         })),
         columnKind: 'unicodeCodePoints',
       },
     ],
   };
-}
-
-/** Stable across line moves: rule, file and message (as the baseline matches). */
-function fingerprint(f: Finding): string {
-  let h = 0x811c9dc5;
-  for (const ch of `${f.ruleId}\0${f.file}\0${f.message}`) {
-    h ^= ch.codePointAt(0)!;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
 }
 
 export function renderSarif(findings: readonly Finding[], rules: readonly LintRule[], opts: SarifOptions = {}): string {

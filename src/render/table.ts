@@ -11,6 +11,7 @@ import { stripVTControlCharacters } from 'node:util';
  * One line of characters one column wide each: printable ASCII, Latin-1, and the punctuation and
  * arrows kpx prints (`…`, `→`); colour codes allowed.
  */
+// eslint-disable-next-line no-control-regex -- ESC is allowed on purpose: colour codes
 const ASCII_LINE = /^[\x20-\x7e\u001b\u00a0-\u00ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff]*$/;
 
 /** Tables up to this many rows go through cli-table3 itself. */

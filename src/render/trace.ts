@@ -1,8 +1,184 @@
-/** Trace → a readable story (Service first, then each hop with its dump line), or JSON. */
-import type { Trace, TraceOutcome } from '../trace/types.js';
+/**
+ * Trace → words. The only place a trace's codes (steps, conditions, assumptions, unknown ends)
+ * become text: a readable story (Service first, then each hop with its dump line). JSON is the
+ * trace itself.
+ */
+import type { Condition, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
 import { printable } from '../source/index.js';
 import type { Colors } from './colors.js';
-import { formatPct } from '../trace/iptables.js';
+
+export function formatPct(p: number): string {
+  const v = p * 100;
+  return `${Number.isInteger(v) ? v : v.toFixed(v >= 10 ? 2 : 3)}%`;
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+export function unknownText(r: UnknownReason): string {
+  switch (r.code) {
+    case 'chain-missing':
+      return `chain ${r.chain} is not in the evidence: what happens after this ${r.via} is unknown`;
+    case 'map-missing':
+      return `map ${r.map} is not in the evidence: what happens after this lookup is unknown`;
+    case 'userspace-verdict':
+      return `${r.target}: a userspace program decides the verdict`;
+    case 'not-evaluated':
+      return `${r.what} is not evaluated by kpx`;
+    case 'real-server-name':
+      return `real server ${r.name} is printed by name (ipvsadm -L without -n): its address is not in the evidence`;
+    case 'too-deep':
+      return `more than ${r.limit} nested chains (a loop?): the trace stops here`;
+    case 'too-many-branches':
+      return `more than ${r.limit} branches: the trace stops here`;
+  }
+}
+
+/** The fact a condition is about, as a clause ("the packet arrives on cni0"). */
+function conditionClause(c: Condition): string {
+  const s = c.subject ?? '';
+  switch (c.code) {
+    case 'in-interface':
+      return c.holds ? `the packet arrives on ${s}` : `the packet does not arrive on ${s}`;
+    case 'out-interface':
+      return c.holds ? `the packet leaves by ${s}` : `the packet does not leave by ${s}`;
+    case 'local-address':
+      return c.holds ? `${s} is one of this node's addresses` : `${s} is not one of this node's addresses`;
+    case 'ipset-missing':
+      return c.holds ? `the packet is in ipset ${s} (not in the dumps)` : `the packet is not in ipset ${s} (not in the dumps)`;
+    case 'ipset-undecidable':
+      return c.holds ? `the packet is in ipset ${s}` : `the packet is not in ipset ${s}`;
+    case 'physdev':
+      return c.holds ? `physdev ${s} holds for the packet` : `physdev ${s} does not hold for the packet`;
+    case 'address-type':
+      return c.holds ? `${s} is of that address type` : `${s} is not of that address type`;
+    default:
+      return c.holds ? `\`${c.match}\` matches` : `\`${c.match}\` does not match`;
+  }
+}
+
+/** Conditions about a match as written already quote it in their clause. */
+const quotesMatch = (c: Condition) => !['in-interface', 'out-interface', 'local-address', 'ipset-missing', 'ipset-undecidable', 'physdev', 'address-type'].includes(c.code);
+
+/** `if the packet arrives on cni0 (iptables-save.txt:41 `-i cni0`)`. */
+export function conditionText(c: Condition): string {
+  const at = c.file && c.line !== null ? `${c.file}:${c.line}` : '';
+  const evidence = [at, quotesMatch(c) ? '' : `\`${c.match}\``].filter(Boolean).join(' ');
+  return `if ${conditionClause(c)}${evidence ? ` (${evidence})` : ''}`;
+}
+
+export function assumptionText(a: TraceAssumption): string {
+  switch (a.code) {
+    case 'source':
+      switch (a.kind) {
+        case 'pod': {
+          const why = a.subnet ? `this node's pod subnet ${a.subnet}` : a.podNetwork ? `the pod network ${a.podNetwork} from kube-proxy's rules` : `no pod network found in the rules; assumed ${a.assumedNetwork ?? '?'}`;
+          return `a pod ${a.address} (in ${why}) sends the packet`;
+        }
+        case 'node':
+          return `the node itself sends from ${a.address} (OUTPUT path)`;
+        case 'external':
+          return `an external client ${a.address} (documentation address) sends to the node`;
+        case 'local-address':
+          return `${a.address} is one of this node's addresses: the packet is locally generated (OUTPUT path)`;
+        case 'node-pod':
+          return a.route ? `a pod ${a.address} of ${a.node} sends the packet (its route: ${a.route.interface ?? '?'}, ${a.route.file.split(/[\\/]/).pop() ?? a.route.file}:${a.route.line})` : `a pod ${a.address} in ${a.node}'s own pod block ${a.block ?? '?'} sends the packet`;
+      }
+      break;
+    case 'source-port':
+      return `source port ${a.port}`;
+    case 'connection':
+      return a.established ? 'the packet belongs to an ESTABLISHED connection: conntrack reuses its NAT, nat chains are not traversed' : 'the first packet of a NEW connection (conntrack state NEW)';
+    case 'affinity':
+      return a.hit ? 'session-affinity entries (-m recent) exist for this source' : 'no session-affinity entry exists for this source yet (-m recent --rcheck does not match)';
+    case 'node-addresses-unknown':
+      return "the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the node's, each answer is a scenario";
+    case 'no-routes':
+      return 'no ip route dump: where the packet goes after NAT is not shown';
+    case 'no-ruleset':
+      return `no IPv${a.family} iptables or nft ruleset in the dumps`;
+    case 'in-interface':
+      return `arrives on ${a.dev} (the route back to the source)`;
+    case 'entry-assumed':
+      return a.startKind === 'map'
+        ? `the evidence has ${a.table}'s map ${a.start} but no base chain at the ${a.hook.toLowerCase()} hook: the walk starts with kube-proxy's lookup in ${a.start}`
+        : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
+    case 'ipvs-address-local':
+      return `${a.address} is an IPVS virtual server: kube-proxy binds it to kube-ipvs0, so it is taken as this node's address (no kube-ipvs0 in the evidence)`;
+    case 'too-many-scenarios':
+      return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
+  }
+  return '';
+}
+
+function shareNote(s: Share | undefined, dialect: TraceStep['dialect']): string {
+  if (!s) return '';
+  switch (s.kind) {
+    case 'statistic':
+      return s.taken ? ` (statistic: taken, ${formatPct(s.probability)})` : '';
+    case 'numgen':
+      return ` (numgen ${s.key}: ${formatPct(s.probability)})`;
+    case 'map':
+      return ` (${s.map !== null ? '@' + s.map : 'map'}: ${s.key}${s.comment ? ` "${s.comment}"` : ''})`;
+  }
+  void dialect;
+}
+
+/** One step as its dialect would say it: `jump KUBE-SVC-…`, `DNAT to 10.244.0.3:53`, `policy ACCEPT`… */
+export function stepText(s: TraceStep): string {
+  const ipt = s.dialect === 'iptables';
+  const note = shareNote(s.share, s.dialect);
+  switch (s.code) {
+    case 'jump':
+    case 'goto':
+      return `${s.code} ${s.target}${note}`;
+    case 'return':
+    case 'accept':
+    case 'drop':
+      return `${ipt ? s.code.toUpperCase() : s.code}${note}`;
+    case 'reject':
+      return `${ipt ? 'REJECT' : 'reject'}${s.with ? ` with ${s.with}` : ''}${note}`;
+    case 'dnat':
+      return `${ipt ? 'DNAT' : 'dnat'} to ${s.to}${s.firstOfRange ? ' (first of a range)' : ''}${note}`;
+    case 'redirect':
+      return ipt ? `REDIRECT to a local port ${s.ports ?? ''}${note}` : `redirect to ${s.to}${s.flags?.length ? ` ${s.flags.join(',')}` : ''}${note}`;
+    case 'snat':
+    case 'masquerade': {
+      const flags = ipt ? s.flags.map((f) => ` --${f}`).join('') : s.flags.length ? ` ${s.flags.join(',')}` : '';
+      return `${ipt ? s.code.toUpperCase() : s.code}${s.to ? ` to ${s.to}` : ''}${flags}${note}`;
+    }
+    case 'mark':
+      return `${ipt ? (s.which === 'ct' ? 'CONNMARK' : 'MARK') : `${s.which} mark`} ${hex(s.before)} → ${hex(s.after)}${note}`;
+    case 'log':
+      return `LOG${s.prefix ? ` "${s.prefix}"` : ''} (continues)${note}`;
+    case 'extension':
+      return `${s.name} (continues)${note}`;
+    case 'matched':
+      return ipt ? `matched, no target${note}` : `matched (no verdict)${note}`;
+    case 'not-taken':
+      return s.missing ? `numgen: ${s.missing.values} of ${s.missing.of} values have no map element (${formatPct(s.probability)}): the rule does not match` : `statistic: not taken (${formatPct(s.probability)})`;
+    case 'assumed':
+      return `undecided, assumed: ${conditionClause(s.condition)}${quotesMatch(s.condition) ? '' : ` (\`${s.condition.match}\`)`}`;
+    case 'policy':
+      if (s.base === 'assumed-entry') return `end of ${s.chain}, where the walk started: policy ${s.policy} assumed`;
+      return s.base === 'built-in' ? `end of built-in chain: policy ${s.policy}` : `end of base chain: policy ${s.policy.toLowerCase()}`;
+    case 'nat-map-miss':
+      return `${s.nat} map: no element for this packet`;
+    case 'unknown':
+      return unknownText(s.reason);
+    case 'ipvs-real-server':
+      return `${s.forward} to ${s.address}:${s.port ?? ''} (weight ${s.weight ?? '?'}, ${formatPct(s.probability)})${s.persistent ? `; persistent ${s.persistent}s: a client sticks to its first real server` : ''}`;
+    case 'ipvs-draining':
+      return 'virtual server: every real server has weight 0 (draining): no new connections';
+    case 'ipvs-no-real-servers':
+      return 'virtual server has no real servers: the packet is dropped';
+  }
+}
+
+/** Steps worth showing without -v: an iptables built-in chain's ACCEPT policy is noise on long roads. */
+export function shownSteps(o: TraceOutcome, verbose: boolean): readonly TraceStep[] {
+  if (verbose || o.steps.length < 6) return o.steps;
+  return o.steps.filter((s) => !(s.code === 'policy' && s.base === 'built-in' && s.policy === 'ACCEPT'));
+}
 
 function verdictText(o: TraceOutcome, c: Colors): string {
   switch (o.verdict) {
@@ -16,34 +192,47 @@ function verdictText(o: TraceOutcome, c: Colors): string {
       return c.red('DROP');
     case 'REJECT':
       return c.red('REJECT');
+    case 'UNKNOWN':
+      return c.yellow(`UNKNOWN: ${o.unknown ? unknownText(o.unknown) : 'the evidence cannot say'}`);
   }
+}
+
+function outcomeLines(o: TraceOutcome, c: Colors, pct: boolean, verbose: boolean): string[] {
+  const lines: string[] = [''];
+  const head = pct ? `${formatPct(o.probability).padStart(7)}  ` : '';
+  lines.push(`${head}${verdictText(o, c)}${o.masquerade ? `  masquerade${o.snatTo ? ` to ${o.snatTo}` : ''}` : ''}`);
+  if (o.roads) lines.push(c.dim(`         ${o.roads} roads end this way; the likeliest is shown`));
+  for (const s of shownSteps(o, verbose)) {
+    const line = s.rule !== null && s.file ? c.dim(`:${s.rule}`) : '';
+    lines.push(`    ${s.table}/${s.chain}${line}  ${printable(stepText(s), 160)}`);
+    if (s.text && verbose) lines.push(c.dim(`        ${printable(s.text, 240)}`));
+  }
+  if (o.route) lines.push(`    route  ${o.route.summary}${o.route.line ? c.dim(`  (${o.route.file}:${o.route.line})`) : ''}`);
+  if (o.route?.policyRule) lines.push(c.dim(`           chosen by ip rule ${printable(o.route.policyRule, 160)}`));
+  if (o.route?.problem) lines.push(c.red(`    problem: ${o.route.problem}`));
+  return lines;
 }
 
 export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean } = {}): string {
   const lines: string[] = [];
   const p = t.packet;
+  const verbose = Boolean(opts.verbose);
   const dst = p.dst.includes(':') ? `[${p.dst}]:${p.dport}` : `${p.dst}:${p.dport}`;
   const who = t.services.length ? t.services.join(', ') : 'no Service on this node matches';
   lines.push(`${c.bold(printable(who, 200))}  ${dst}/${p.protocol}`);
   lines.push(`  packet  ${p.from} ${p.src}:${p.sport} → ${dst}/${p.protocol}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
-  for (const a of t.assumptions) lines.push(c.dim(`  assume  ${a}`));
-  const many = t.outcomes.length > 1;
-  t.outcomes.forEach((o, i) => {
-    lines.push('');
-    const head = many ? `${formatPct(o.probability).padStart(7)}  ` : '';
-    lines.push(`${head}${verdictText(o, c)}${o.masquerade ? `  masquerade${o.snatTo ? ` to ${o.snatTo}` : ''}` : ''}`);
-    for (const cond of o.conditions) lines.push(c.yellow(`         ${cond}`));
-    const shown = opts.verbose ? o.steps : o.steps.filter((s) => !s.action.startsWith('end of built-in chain: policy ACCEPT') || o.steps.length < 6);
-    for (const s of shown) {
-      const where = `${s.table}/${s.chain}`;
-      const line = s.rule !== null && s.file ? c.dim(`:${s.rule}`) : '';
-      lines.push(`    ${where}${line}  ${printable(s.action, 160)}`);
-      if (s.text && opts.verbose) lines.push(c.dim(`        ${printable(s.text, 240)}`));
-    }
-    if (o.route) lines.push(`    route  ${o.route.summary}${o.route.line ? c.dim(`  (${o.route.file}:${o.route.line})`) : ''}`);
-    if (o.route?.policyRule) lines.push(c.dim(`           chosen by ip rule ${printable(o.route.policyRule, 160)}`));
-    if (o.route?.problem) lines.push(c.red(`    problem: ${o.route.problem}`));
-    void i;
-  });
+  for (const a of t.assumptions) lines.push(c.dim(`  assume  ${printable(assumptionText(a), 240)}`));
+  if (t.scenarios.length <= 1) {
+    const many = t.outcomes.length > 1;
+    for (const o of t.outcomes) lines.push(...outcomeLines(o, c, many, verbose));
+  } else {
+    // Conditional alternatives: within each scenario the shares sum to 100%.
+    lines.push('', c.yellow(`  ${t.scenarios.length} scenarios: kpx cannot decide every match from the evidence; each holds under its conditions`));
+    t.scenarios.forEach((s, i) => {
+      lines.push('', c.bold(`  scenario ${i + 1} of ${t.scenarios.length}`));
+      s.conditions.forEach((cond, k) => lines.push(c.yellow(`  ${k === 0 ? '  ' : 'and '}${printable(conditionText(cond), 240)}`)));
+      for (const idx of s.outcomes) lines.push(...outcomeLines(t.outcomes[idx], c, true, verbose).map((l) => (l ? `  ${l}` : l)));
+    });
+  }
   return lines.join('\n') + '\n';
 }

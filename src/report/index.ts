@@ -7,7 +7,7 @@
 import { policySummary, serviceType } from '../render/services.js';
 import type { Resolution, ServicePort } from '../kube/types.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { missingDumps, proxyModes } from '../load/snapshot.js';
+import { missingDumps, proxyModes } from '../kube/modes.js';
 import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import { serviceLabel } from '../render/services.js';

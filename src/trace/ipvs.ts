@@ -1,43 +1,79 @@
 /**
  * IPVS at LOCAL_IN: a packet for a virtual server (TCP/UDP/SCTP VIP:port, or a firewall mark)
- * is sent to one of its real servers, split by the scheduler's shares. Returns undefined when no
- * virtual server takes the packet, [] when one does but has no usable real server.
+ * goes to one of its real servers. The scheduler's shares are alternatives of the chain machine,
+ * so they branch exactly as statistic and numgen shares do.
  */
 import { parseIp } from '../model/addr.js';
-import { findFwmarkService, findVirtualServer, realServerShares } from '../model/ipvs.js';
+import { findFwmarkService, findVirtualServer, realServerShares, type VirtualServer } from '../model/ipvs.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { cloneBranch, formatPct, type Branch } from './iptables.js';
+import { applyEffect, splitBranch, type Alternative, type Branch, type StepRef } from './chain-machine.js';
+import type { PathState } from './match.js';
 
-export function ipvsStage(snapshot: NodeSnapshot, b: Branch): Branch[] | undefined {
+/** The virtual server that takes this packet, if any. */
+export function virtualServerFor(snapshot: NodeSnapshot, st: PathState): { vs: VirtualServer; file: string } | undefined {
   for (const dump of snapshot.ipvs) {
-    const vs = findVirtualServer(dump, b.st.protocol.toUpperCase() as 'TCP', b.st.dst, b.st.dport) ?? (b.st.mark ? findFwmarkService(dump, b.st.mark, b.st.family) : undefined);
-    if (!vs) continue;
-    const where = `${vs.protocol} ${vs.address ?? vs.fwmark}:${vs.port ?? ''} ${vs.scheduler ?? ''}`.trim();
-    const shares = realServerShares(vs).filter((s) => s.share > 0);
-    if (shares.length === 0) {
-      b.steps.push({ table: 'ipvs', chain: where, rule: vs.line, file: vs.file, action: vs.realServers.length ? 'virtual server: every real server has weight 0 (draining): no new connections' : 'virtual server has no real servers: the packet is dropped' });
-      return [];
-    }
-    const out: Branch[] = [];
-    for (const { realServer: rs, share } of shares) {
-      const ip = rs.ip ?? parseIp(rs.address);
-      if (!ip) continue;
-      const nb = cloneBranch(b);
-      nb.probability *= share;
-      nb.st.dst = ip;
-      if (rs.port !== undefined) nb.st.dport = rs.port;
-      nb.st.dnatDone = rs.forward === undefined || rs.forward === 'Masq';
-      nb.claimed = true;
-      nb.steps.push({
-        table: 'ipvs',
-        chain: where,
-        rule: rs.line,
-        file: vs.file,
-        action: `${rs.forward ?? 'Masq'} to ${rs.address}:${rs.port ?? ''} (weight ${rs.weight ?? '?'}, ${formatPct(share)})${vs.persistent ? `; persistent ${vs.persistent}s: a client sticks to its first real server` : ''}`,
-      });
-      out.push(nb);
-    }
-    return out;
+    const vs = findVirtualServer(dump, st.protocol.toUpperCase() as 'TCP', st.dst, st.dport) ?? (st.mark ? findFwmarkService(dump, st.mark, st.family) : undefined);
+    if (vs) return { vs, file: vs.file };
   }
   return undefined;
+}
+
+/** The scheduler's choice as alternatives: one per real server with a positive share, with its line. */
+export function ipvsAlternatives(vs: VirtualServer): { alt: Alternative; line: number }[] {
+  const out: { alt: Alternative; line: number }[] = [];
+  for (const { realServer: rs, share } of realServerShares(vs)) {
+    if (!(share > 0)) continue;
+    const ip = rs.ip ?? parseIp(rs.address);
+    if (!ip) {
+      // `ipvsadm -L` without -n prints names (cut at the column width): where its share goes is unknown.
+      out.push({ line: rs.line, alt: { share, effects: [{ kind: 'unknown', reason: { code: 'real-server-name', name: rs.address } }] } });
+      continue;
+    }
+    out.push({
+      line: rs.line,
+      alt: {
+      share,
+      effects: [
+        {
+          kind: 'ipvs',
+          ip,
+          address: rs.address,
+          ...(rs.port !== undefined ? { port: rs.port } : {}),
+          ...(rs.forward !== undefined ? { forward: rs.forward } : {}),
+          ...(rs.weight !== undefined ? { weight: rs.weight } : {}),
+          probability: share,
+          ...(vs.persistent !== undefined ? { persistent: vs.persistent } : {}),
+        },
+      ],
+      },
+    });
+  }
+  return out;
+}
+
+const whereOf = (vs: VirtualServer) => `${vs.protocol} ${vs.address ?? vs.fwmark}:${vs.port ?? ''} ${vs.scheduler ?? ''}`.trim();
+
+/**
+ * Returns undefined when no virtual server takes the packet, [] when one does but no real server
+ * can (the branch is then ended: dropped), else one branch per real server (ended UNKNOWN when the
+ * real server is printed by name).
+ */
+export function ipvsStage(snapshot: NodeSnapshot, b: Branch, budget: { branches: number }): Branch[] | undefined {
+  const found = virtualServerFor(snapshot, b.st);
+  if (!found) return undefined;
+  const { vs, file } = found;
+  const chain = whereOf(vs);
+  const choices = ipvsAlternatives(vs);
+  if (choices.length === 0) {
+    b.steps.push({ dialect: 'ipvs', table: 'ipvs', chain, rule: vs.line, file, code: vs.realServers.length ? 'ipvs-draining' : 'ipvs-no-real-servers' });
+    return [];
+  }
+  const out: Branch[] = [];
+  const lines = new Map(choices.map((c) => [c.alt, c.line]));
+  for (const { branch, alt } of splitBranch(b, choices.map((c) => c.alt), budget)) {
+    const ref: StepRef = { dialect: 'ipvs', table: 'ipvs', chain, file, line: lines.get(alt) ?? vs.line };
+    for (const e of alt.effects) applyEffect(branch, e, ref, undefined, { masqSource: () => undefined });
+    out.push(branch);
+  }
+  return out;
 }

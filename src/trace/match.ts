@@ -1,13 +1,16 @@
 /**
- * Does one iptables match hold for a packet on this path? `true`, `false`, or `unknown` with the
- * reason (the walk then follows both outcomes, labelled). State-dependent matches are decided by
- * the trace's stated assumptions, never silently.
+ * Does one iptables match hold for a packet on this path? A fact the evidence does not give
+ * (the input interface, whether an address is the node's…) is asked of the scenario, which
+ * answers it once for the whole run. State-dependent matches are decided by the trace's stated
+ * assumptions, never silently.
  */
-import { cidrContains, parseIp, type Ip } from '../model/addr.js';
+import { cidrContains, formatIp, parseIp, type Ip } from '../model/addr.js';
 import { ipsetMatches } from '../model/ipset.js';
 import type { Match } from '../model/netfilter.js';
 import { isLocalAddress, type TraceContext } from './context.js';
 import type { TraceProtocol } from './packet.js';
+import { ifaceMatches } from './scenario.js';
+import type { QuestionCode } from './types.js';
 
 export interface PathState {
   readonly family: 4 | 6;
@@ -27,96 +30,101 @@ export interface PathState {
   hook: 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
 }
 
-export type MatchResult = boolean | { readonly unknown: string };
-
-const unknown = (reason: string): MatchResult => ({ unknown: reason });
-
-function ifaceMatches(pattern: string, name: string): boolean {
-  return pattern.endsWith('+') ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+/** A fact a match needs that the evidence does not give; `key` names the fact (shared by every rule asking it). */
+export interface Undecided {
+  readonly code: QuestionCode;
+  readonly key: string;
+  readonly subject?: string;
 }
 
-function addrType(ctx: TraceContext, ip: Ip, types: readonly string[]): MatchResult {
-  let sawUnknown: string | undefined;
+/** Answers an undecided fact for this scenario. */
+export type Ask = (u: Undecided) => boolean;
+
+const isMulticast = (ip: Ip) => (ip.family === 4 && ip.value >> 28n === 14n) || (ip.family === 6 && ip.value >> 120n === 0xffn);
+
+/** Is `ip` one of the node's addresses? Asked when the node's addresses are not in the evidence. */
+export function isLocal(ctx: TraceContext, ip: Ip, ask: Ask): boolean {
+  if (ctx.knowsLocal) return isLocalAddress(ctx, ip);
+  const text = formatIp(ip);
+  return ask({ code: 'local-address', key: `local:${text}`, subject: text });
+}
+
+function addrType(ctx: TraceContext, ip: Ip, types: readonly string[], ask: Ask): boolean {
   for (const t of types) {
     switch (t) {
       case 'LOCAL':
-        if (!ctx.knowsLocal) sawUnknown = "the node's addresses are unknown (give ip addr or --node-ip)";
-        else if (isLocalAddress(ctx, ip)) return true;
+        if (isLocal(ctx, ip, ask)) return true;
         break;
       case 'MULTICAST':
-        if ((ip.family === 4 && ip.value >> 28n === 14n) || (ip.family === 6 && ip.value >> 120n === 0xffn)) return true;
+        if (isMulticast(ip)) return true;
         break;
       case 'BROADCAST':
         if ((ip.family === 4 && ip.value === 0xffffffffn) || ctx.broadcast.some((b) => b.value === ip.value)) return true;
         break;
       case 'UNICAST':
         // Not local/broadcast/multicast; a routable unicast address (what RTN_UNICAST means for a route lookup).
-        if (!ctx.knowsLocal) sawUnknown = "the node's addresses are unknown";
-        else if (!isLocalAddress(ctx, ip) && !((ip.family === 4 && ip.value >> 28n === 14n) || ip.value === 0xffffffffn)) return true;
+        if (!isMulticast(ip) && ip.value !== 0xffffffffn && !isLocal(ctx, ip, ask)) return true;
         break;
       default:
-        sawUnknown = `addrtype ${t} needs the node's route types`;
+        if (ask({ code: 'address-type', key: `addrtype:${t}:${formatIp(ip)}`, subject: `${formatIp(ip)} ${t}` })) return true;
     }
   }
-  return sawUnknown ? unknown(sawUnknown) : false;
+  return false;
 }
 
-function negate(r: MatchResult, negated: boolean): MatchResult {
-  return typeof r === 'boolean' ? r !== negated : r;
-}
-
-export function evaluateMatch(m: Match, st: PathState, ctx: TraceContext): MatchResult {
+export function evaluateMatch(m: Match, st: PathState, ctx: TraceContext, ask: Ask): boolean {
   switch (m.kind) {
     case 'comment':
       return true;
     case 'address': {
-      if (!m.cidr) return unknown(`address ${m.text} cannot be read`);
+      // An address kpx cannot read: the match is asked as written.
+      if (!m.cidr) return ask({ code: 'not-evaluated', key: `match:${m.negated ? '!' : ''}${m.dir}:${m.text}`, subject: m.text });
       if (m.cidr.family !== st.family) return false;
-      return negate(cidrContains(m.cidr, m.dir === 'src' ? st.src : st.dst), m.negated);
+      return cidrContains(m.cidr, m.dir === 'src' ? st.src : st.dst) !== m.negated;
     }
     case 'protocol':
-      return negate(m.protocol === st.protocol, m.negated);
+      return (m.protocol === st.protocol) !== m.negated;
     case 'fragment':
       return m.negated; // a traced packet is the first, unfragmented one
     case 'port': {
       const ports = m.dir === 'src' ? [st.sport] : m.dir === 'dst' ? [st.dport] : [st.sport, st.dport];
       const hit = ports.some((p) => m.ranges.some((r) => p >= r.from && p <= r.to));
-      return negate(hit, m.negated);
+      return hit !== m.negated;
     }
     case 'interface': {
-      const name = m.dir === 'in' ? st.inInterface : st.outInterface;
       if (m.dir === 'in' && (st.hook === 'OUTPUT' || st.hook === 'POSTROUTING')) return m.negated;
       if (m.dir === 'out' && (st.hook === 'PREROUTING' || st.hook === 'INPUT')) return m.negated;
-      if (name === undefined) return unknown(`the ${m.dir === 'in' ? 'input' : 'output'} interface is not known`);
-      return negate(ifaceMatches(m.name, name), m.negated);
+      const name = m.dir === 'in' ? st.inInterface : st.outInterface;
+      // The question is the fact (does it arrive on NAME?); `!` applies to its answer.
+      const on = name !== undefined ? ifaceMatches(m.name, name) : ask({ code: m.dir === 'in' ? 'in-interface' : 'out-interface', key: `iface:${m.dir}:${m.name}`, subject: m.name });
+      return on !== m.negated;
     }
     case 'statistic':
-      // Branching is handled by the walker; reaching here means "evaluate as certain".
+      // Shares are the dialect's business; reaching here means "evaluate as certain".
       return true;
     case 'recent': {
-      if (m.op === 'set' || m.op === 'remove') return negate(true, m.negated);
-      return negate(ctx.assumptions.affinityHit, m.negated);
+      if (m.op === 'set' || m.op === 'remove') return !m.negated;
+      return ctx.assumptions.affinityHit !== m.negated;
     }
     case 'addrtype':
-      return negate(addrType(ctx, m.dir === 'src' ? st.src : st.dst, m.types), m.negated);
+      return addrType(ctx, m.dir === 'src' ? st.src : st.dst, m.types, ask) !== m.negated;
     case 'ctstate': {
       const states = new Set<string>([ctx.assumptions.established ? 'ESTABLISHED' : 'NEW']);
       if (st.dnatDone) states.add('DNAT');
       if (st.snatDone) states.add('SNAT');
-      return negate(
-        m.states.some((s) => states.has(s)),
-        m.negated,
-      );
+      return m.states.some((s) => states.has(s)) !== m.negated;
     }
     case 'mark': {
       const value = m.connmark ? st.connmark : st.mark;
-      return negate(((value & m.mask) >>> 0) === m.value >>> 0, m.negated);
+      return (((value & m.mask) >>> 0) === m.value >>> 0) !== m.negated;
     }
     case 'set': {
       const set = ctx.ipsets.get(m.name);
-      if (!set) return unknown(`ipset ${m.name} is not in the dumps (give ipset list)`);
+      const key = `ipset:${m.name}:${m.flags.join(',')}`;
+      if (!set) return ask({ code: 'ipset-missing', key, subject: m.name }) !== m.negated;
       const r = ipsetMatches(set, { src: st.src, dst: st.dst, proto: st.protocol, sport: st.sport, dport: st.dport }, m.flags, ctx.ipsets);
-      return r === 'unknown' ? unknown(`membership in ipset ${m.name} cannot be decided`) : negate(r, m.negated);
+      const member = r === 'unknown' ? ask({ code: 'ipset-undecidable', key, subject: m.name }) : r;
+      return member !== m.negated;
     }
     case 'tcp-flags': {
       if (st.protocol !== 'tcp') return false;
@@ -124,22 +132,23 @@ export function evaluateMatch(m: Match, st: PathState, ctx: TraceContext): Match
       const masked = m.mask.filter((f) => f === 'ALL' || flags.has(f));
       const want = new Set(m.comp.includes('NONE') ? [] : m.comp);
       const hit = masked.length === want.size && masked.every((f) => want.has(f));
-      return negate(hit, m.negated);
+      return hit !== m.negated;
     }
     case 'iprange': {
       const from = parseIp(m.from);
       const to = parseIp(m.to);
-      if (!from || !to) return unknown(`iprange ${m.from}-${m.to} cannot be read`);
       const ip = m.dir === 'src' ? st.src : st.dst;
-      return negate(ip.family === from.family && ip.value >= from.value && ip.value <= to.value, m.negated);
+      if (!from || !to) return ask({ code: 'not-evaluated', key: `match:${m.negated ? '!' : ''}iprange:${m.dir}:${m.from}-${m.to}`, subject: `${m.from}-${m.to}` });
+      return (ip.family === from.family && ip.value >= from.value && ip.value <= to.value) !== m.negated;
     }
     case 'icmp':
       return false; // traced packets are TCP/UDP/SCTP
     case 'physdev':
-      return unknown(`-m physdev ${m.option}: bridge ports are not in the dumps`);
+      return ask({ code: 'physdev', key: `physdev:${m.option}:${m.value ?? ''}`, subject: `${m.option}${m.value !== undefined ? ` ${m.value}` : ''}` }) !== m.negated;
     case 'socket':
-      return unknown('-m socket depends on local sockets');
+      return ask({ code: 'socket', key: `match:socket:${m.options.join(' ')}`, subject: 'socket' });
     case 'unsupported':
-      return unknown(`${m.module ? `-m ${m.module}` : 'option'} (${m.text}) is not evaluated by kpx`);
+      // Each such match (a rate limit, an owner…) is its own fact: asked as written.
+      return ask({ code: m.module === 'limit' ? 'limit' : 'not-evaluated', key: `match:${m.text}`, subject: m.module || m.text });
   }
 }

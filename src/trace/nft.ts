@@ -1,16 +1,15 @@
 /**
- * Walking one nftables base chain for a packet: rules in order, expressions left to right,
- * `jump` pushes, `goto` replaces, `return` pops (a base chain's end applies its policy), verdict
- * maps look the key up (no element: the rule does not match), `numgen random mod N` branches with
- * the exact share of each key, NAT statements end the chain. An expression kpx cannot evaluate
- * splits the walk in two labelled branches, as for iptables.
+ * The nftables dialect of the chain machine: a table's chains, and what one rule does — its
+ * expressions left to right (a failing match ends it; statements become effects; a verdict map
+ * looks the key up, and `numgen random mod N` maps become shares with the exact weight of each
+ * key). A fact the evidence does not give is asked of the scenario, as for iptables.
  */
-import { cidrContains, formatHostPort, formatIp, parseCidr, parseIp, type Ip } from '../model/addr.js';
-import { nftNumber, operandText, resolveMap, type NftChain, type NftElement, type NftExpr, type NftOperand, type NftRule, type NftTable, type NftValue } from '../model/nft.js';
-import { isLocalAddress, type TraceContext } from './context.js';
-import { cloneBranch, formatPct, type Branch, type MasqueradeSource, type TableResult } from './iptables.js';
-import type { PathState } from './match.js';
-import type { TraceStep } from './types.js';
+import { cidrContains, parseCidr, parseIp, type Ip } from '../model/addr.js';
+import { mapRefText, nftNumber, operandText, resolveMap, type NftChain, type NftElement, type NftExpr, type NftOperand, type NftRule, type NftTable } from '../model/nft.js';
+import type { TraceContext } from './context.js';
+import { noMatch, type Alternative, type ChainDialect, type Effect, type StepRef } from './chain-machine.js';
+import { isLocal, type Ask, type PathState } from './match.js';
+import type { Question } from './scenario.js';
 
 /** A value computed from the packet: text (addresses, names), a number, or unknown with a reason. */
 type Val = { readonly kind: 'ip'; readonly ip: Ip } | { readonly kind: 'num'; readonly n: number } | { readonly kind: 'str'; readonly s: string } | { readonly kind: 'concat'; readonly parts: readonly Val[] };
@@ -24,7 +23,7 @@ function isUnknown(v: Eval): v is Unknown {
 
 const PROTO_NUM: Record<string, number> = { tcp: 6, udp: 17, sctp: 132, icmp: 1 };
 
-function evalOperand(o: NftOperand, st: PathState, ctx: TraceContext): Eval {
+function evalOperand(o: NftOperand, st: PathState, ctx: TraceContext, ask: Ask): Eval {
   switch (o.kind) {
     case 'payload': {
       const f = o.field;
@@ -65,21 +64,20 @@ function evalOperand(o: NftOperand, st: PathState, ctx: TraceContext): Eval {
     case 'fib':
       if (o.result === 'type' && (o.flags.includes('daddr') || o.flags.includes('saddr'))) {
         const ip = o.flags.includes('daddr') ? st.dst : st.src;
-        if (!ctx.knowsLocal) return { unknown: "fib … type local needs the node's addresses (ip addr or --node-ip)" };
-        return { kind: 'str', s: isLocalAddress(ctx, ip) ? 'local' : 'unicast' };
+        return { kind: 'str', s: isLocal(ctx, ip, ask) ? 'local' : 'unicast' };
       }
       return { unknown: `${operandText(o)} is not evaluated by kpx` };
     case 'concat': {
       const parts: Val[] = [];
       for (const p of o.parts) {
-        const v = evalOperand(p, st, ctx);
+        const v = evalOperand(p, st, ctx, ask);
         if (isUnknown(v)) return v;
         parts.push(v);
       }
       return { kind: 'concat', parts };
     }
     case 'binop': {
-      const l = evalOperand(o.left, st, ctx);
+      const l = evalOperand(o.left, st, ctx, ask);
       if (isUnknown(l)) return l;
       const r = o.right.kind === 'value' ? nftNumber(o.right.text) : undefined;
       if (l.kind !== 'num' || r === undefined) return { unknown: `${operandText(o)} is not evaluated by kpx` };
@@ -148,35 +146,71 @@ function lookup(elements: readonly NftElement[], v: Val): { element?: NftElement
   return unsure ? { unknown: 'a set element could not be compared' } : {};
 }
 
-type MatchOutcome = boolean | { unknown: string };
+/** An expression as written, for conditions and unknown ends. */
+function exprText(e: NftExpr): string {
+  switch (e.kind) {
+    case 'match':
+      return `${operandText(e.left)}${e.op === 'implicit' ? '' : ` ${e.op}`} ${operandText(e.right)}`;
+    case 'vmap':
+      return `${operandText(e.key)} vmap ${e.map.kind === 'ref' ? `@${e.map.name}` : '{ … }'}`;
+    case 'limit':
+    case 'unsupported':
+      return e.text;
+    case 'xt':
+      return `xt ${e.match ? 'match' : 'target'} ${e.name}`;
+    default:
+      return e.kind;
+  }
+}
 
-function evalMatch(e: Extract<NftExpr, { kind: 'match' }>, st: PathState, ctx: TraceContext, table: NftTable): MatchOutcome {
-  const left = evalOperand(e.left, st, ctx);
-  if (isUnknown(left)) return left;
+const IFACE_KEYS: Record<string, 'in' | 'out'> = { iifname: 'in', iif: 'in', oifname: 'out', oif: 'out' };
+
+/** The interface names a match compares with: its value(s) or a named set's elements. */
+function ifaceNames(r: NftOperand, table: NftTable): string[] | undefined {
+  if (r.kind === 'value') return [r.text.replace(/^"|"$/g, '')];
+  if (r.kind === 'list') return r.items.map((x) => x.replace(/^"|"$/g, ''));
+  if (r.kind === 'set') return r.elements.map((x) => x.key.join(' . ').replace(/^"|"$/g, ''));
+  if (r.kind === 'set-ref') return table.sets.find((x) => x.name === r.name)?.elements.map((x) => x.key.join(' . ').replace(/^"|"$/g, ''));
+  return undefined;
+}
+
+/** Does a match hold? Facts the evidence lacks are asked: interfaces by name, anything else as written. */
+function evalMatch(e: Extract<NftExpr, { kind: 'match' }>, st: PathState, ctx: TraceContext, table: NftTable, ask: Ask): boolean {
   const negate = e.op === '!=';
-  let hit: boolean | undefined;
+  const asWritten = () => ask({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) });
+  const left = evalOperand(e.left, st, ctx, ask);
+  if (isUnknown(left)) {
+    const dir = e.left.kind === 'meta' ? IFACE_KEYS[e.left.key] : undefined;
+    const names = dir ? ifaceNames(e.right, table) : undefined;
+    if (dir && names && (e.op === '==' || e.op === '!=' || e.op === 'implicit')) {
+      // One question per name: does the packet arrive on (leave by) it? The first "yes" binds the interface.
+      const on = names.some((n) => ask({ code: dir === 'in' ? 'in-interface' : 'out-interface', key: `iface:${dir}:${n.replace(/\*$/, '+')}`, subject: n }));
+      return on !== negate;
+    }
+    return asWritten();
+  }
+  let hit: boolean;
   const r = e.right;
   if (r.kind === 'set-ref') {
     const set = table.sets.find((s) => s.name === r.name);
-    if (!set) return { unknown: `set @${r.name} is not defined in table ${table.name}` };
+    if (!set) return asWritten();
     // Dynamic sets (session affinity) hold runtime state: decided by the stated assumption.
     if (set.flags.includes('dynamic') || (set.timeout && set.elements.every((x) => x.expires))) hit = ctx.assumptions.affinityHit;
     else {
       const l = lookup(set.elements, left);
-      if (l.unknown && !l.element) return { unknown: l.unknown };
+      if (l.unknown && !l.element) return asWritten();
       hit = l.element !== undefined;
     }
   } else if (r.kind === 'set') {
     const l = lookup(r.elements, left);
-    if (l.unknown && !l.element) return { unknown: l.unknown };
+    if (l.unknown && !l.element) return asWritten();
     hit = l.element !== undefined;
   } else if (r.kind === 'value' || r.kind === 'list') {
     const items = r.kind === 'value' ? [r.text] : r.items;
     if (e.op === '<' || e.op === '>' || e.op === '<=' || e.op === '>=') {
       const n = nftNumber(items[0]);
-      if (left.kind !== 'num' || n === undefined) return { unknown: `cannot compare ${operandText(e.left)}` };
-      hit = e.op === '<' ? left.n < n : e.op === '>' ? left.n > n : e.op === '<=' ? left.n <= n : left.n >= n;
-      return hit;
+      if (left.kind !== 'num' || n === undefined) return asWritten();
+      return e.op === '<' ? left.n < n : e.op === '>' ? left.n > n : e.op === '<=' ? left.n <= n : left.n >= n;
     }
     let any: boolean | undefined = false;
     for (const it of items) {
@@ -187,334 +221,185 @@ function evalMatch(e: Extract<NftExpr, { kind: 'match' }>, st: PathState, ctx: T
       }
       if (m === undefined) any = undefined;
     }
-    if (any === undefined) return { unknown: `cannot compare ${operandText(e.left)} with ${items.join(',')}` };
+    if (any === undefined) return asWritten();
     hit = any;
-  } else return { unknown: `cannot evaluate ${operandText(e.left)} ${e.op} ${operandText(r)}` };
+  } else return asWritten();
   return hit !== negate;
 }
 
-interface Frame {
-  chain: NftChain;
-  pos: number;
+/** A verdict (of a rule or a map element) as an effect. */
+function verdictEffect(v: { readonly verdict: string; readonly chain?: string }): Effect | undefined {
+  switch (v.verdict) {
+    case 'accept':
+    case 'drop':
+    case 'return':
+      return { kind: v.verdict };
+    case 'jump':
+    case 'goto':
+      return v.chain ? { kind: v.verdict, chain: v.chain } : { kind: 'unknown', reason: { code: 'not-evaluated', what: `${v.verdict} without a chain` } };
+    case 'queue':
+      return { kind: 'unknown', reason: { code: 'userspace-verdict', target: 'queue' } };
+    default:
+      return undefined; // continue
+  }
 }
 
-interface Work {
-  b: Branch;
-  stack: Frame[];
-  /** Index of the next expression within the current rule when resuming after a branch. */
-  resumeExpr: number;
+/** numgen random mod N: how many of the N equally likely values each element takes, and how many none does. */
+function numgenShares(elements: readonly NftElement[], mod: number, offset: number): { entries: [NftElement, number][]; missing: number } {
+  const counts = new Map<NftElement, number>();
+  let missing = 0;
+  for (let k = 0; k < mod; k++) {
+    const el = elements.find((x) => keyMatches({ kind: 'num', n: k + offset }, x.key) === true);
+    if (el) counts.set(el, (counts.get(el) ?? 0) + 1);
+    else missing++;
+  }
+  return { entries: [...counts.entries()], missing };
 }
 
-const step = (table: NftTable, chain: NftChain, r: NftRule | undefined, action: string): TraceStep => ({
-  table: `${table.family} ${table.name}`,
-  chain: chain.name,
-  rule: r ? r.line : chain.line,
-  file: table.file,
-  action,
-  ...(r ? { text: r.raw } : {}),
-});
+const natTo = (kind: 'dnat' | 'snat', addr: string | undefined, port: string | undefined): Effect => {
+  if (kind === 'snat') return { kind: 'snat', ...(addr ? { to: addr } : {}), flags: [] };
+  const ip = addr ? parseIp(addr.split('-')[0]) : undefined;
+  const p = port ? Number(port.split('-')[0]) : undefined;
+  return { kind: 'dnat', ...(ip ? { ip } : {}), ...(p !== undefined && Number.isFinite(p) ? { port: p } : {}) };
+};
 
-export function walkNftChain(table: NftTable, base: NftChain, start: Branch, ctx: TraceContext, masqSource: MasqueradeSource): TableResult[] {
-  const results: TableResult[] = [];
-  const chains = new Map(table.chains.map((c) => [c.name, c]));
-  const work: Work[] = [{ b: start, stack: [{ chain: base, pos: 0 }], resumeExpr: 0 }];
-  let branches = 1;
-
-  const policy = (w: Work) => {
-    const p = base.policy === 'drop' ? 'drop' : 'accept';
-    w.b.steps.push(step(table, base, undefined, `end of base chain: policy ${p}`));
-    results.push({ branch: w.b, verdict: p });
-  };
-
-  /** Apply a verdict; returns true when the walk of this branch is over. */
-  const verdict = (w: Work, rule: NftRule, v: NftValue & { kind: 'verdict' }, note: string): boolean => {
-    const frame = w.stack[w.stack.length - 1];
-    switch (v.verdict) {
-      case 'accept':
-        w.b.steps.push(step(table, frame.chain, rule, `accept${note}`));
-        w.b.claimed = true;
-        results.push({ branch: w.b, verdict: 'accept' });
-        return true;
-      case 'drop':
-        w.b.steps.push(step(table, frame.chain, rule, `drop${note}`));
-        results.push({ branch: w.b, verdict: 'drop' });
-        return true;
-      case 'return':
-        w.b.steps.push(step(table, frame.chain, rule, `return${note}`));
-        w.stack.pop();
-        if (w.stack.length === 0) {
-          policy(w);
-          return true;
+/** What one nft rule does: its expressions left to right. */
+export function evaluateNftRule(rule: NftRule, st: PathState, ctx: TraceContext, table: NftTable, chain: NftChain, ask: (q: Question) => boolean): readonly Alternative[] {
+  const local: PathState = { ...st };
+  const effects: Effect[] = [];
+  const tableName = nftTableName(table);
+  const askFor = (e: NftExpr): Ask => (u) =>
+    ask({
+      code: u.code,
+      key: u.key.startsWith('expr:') ? `${table.file}:${rule.line}:${u.key}` : u.key,
+      ...(u.subject !== undefined ? { subject: u.subject } : {}),
+      match: exprText(e),
+      table: tableName,
+      chain: chain.name,
+      file: table.file,
+      line: rule.line,
+      ...(u.code === 'in-interface' || u.code === 'out-interface' ? { iface: { dir: u.code === 'in-interface' ? 'in' : 'out', pattern: u.key.split(':')[2] } } : {}),
+    });
+  const done = (last: Effect | undefined): Alternative[] => [{ share: 1, effects: last ? [...effects, last] : effects }];
+  let sawMatch = false;
+  for (const e of rule.exprs) {
+    switch (e.kind) {
+      case 'match':
+        sawMatch = true;
+        if (!evalMatch(e, local, ctx, table, askFor(e))) return noMatch;
+        break;
+      case 'vmap': {
+        const elements = resolveMap(table, e.map);
+        if (!elements) return done({ kind: 'unknown', reason: { code: 'map-missing', map: mapRefText(e.map) } });
+        if (e.key.kind === 'numgen' && e.key.mode === 'random') {
+          const mod = e.key.mod;
+          const { entries, missing } = numgenShares(elements, mod, e.key.offset);
+          const alts: Alternative[] = [];
+          if (missing > 0) alts.push({ share: missing / mod, note: { kind: 'numgen', key: '', probability: missing / mod }, missing: { values: missing, of: mod }, effects: [] });
+          for (const [el, n] of [...entries].reverse()) {
+            const v = el.value?.kind === 'verdict' ? verdictEffect(el.value) : undefined;
+            alts.push({ share: n / mod, note: { kind: 'numgen', key: el.key.join(' . '), probability: n / mod }, effects: v ? [...effects, v] : effects });
+          }
+          return alts;
         }
-        return false;
-      case 'continue':
-        return false;
-      case 'queue':
-        w.b.steps.push(step(table, frame.chain, rule, `queue: userspace decides${note}`));
-        w.b.conditions.push('queue: userspace decides the verdict');
-        results.push({ branch: w.b, verdict: 'accept' });
-        return true;
-      case 'jump':
-      case 'goto': {
-        const target = v.chain ? chains.get(v.chain) : undefined;
-        if (!target) {
-          w.b.steps.push(step(table, frame.chain, rule, `${v.verdict} ${v.chain}: chain is not defined${note}`));
-          w.b.conditions.push(`dangling ${v.verdict} to ${v.chain}`);
-          return false;
+        const key = evalOperand(e.key, local, ctx, askFor(e));
+        if (isUnknown(key)) return done({ kind: 'unknown', reason: { code: 'not-evaluated', what: exprText(e) } });
+        const found = lookup(elements, key);
+        if (!found.element) {
+          if (found.unknown && !askFor(e)({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) })) return noMatch;
+          if (found.unknown) return done({ kind: 'unknown', reason: { code: 'not-evaluated', what: exprText(e) } });
+          return noMatch;
         }
-        if (w.stack.length >= 64) {
-          w.b.conditions.push('chain loop');
-          results.push({ branch: w.b, verdict: 'drop' });
-          return true;
-        }
-        w.b.steps.push(step(table, frame.chain, rule, `${v.verdict} ${v.chain}${note}`));
-        const f = { chain: target, pos: 0 };
-        if (v.verdict === 'goto') w.stack[w.stack.length - 1] = f;
-        else w.stack.push(f);
-        return false;
+        const v = found.element.value?.kind === 'verdict' ? verdictEffect(found.element.value) : undefined;
+        if (!v) return noMatch;
+        const note = { kind: 'map' as const, map: e.map.kind === 'ref' ? e.map.name : null, key: found.element.key.join(' . '), ...(found.element.comment ? { comment: found.element.comment } : {}) };
+        return [{ share: 1, note, effects: [...effects, v] }];
       }
-    }
-  };
-
-  const nat = (w: Work, rule: NftRule, kind: 'dnat' | 'snat' | 'masquerade' | 'redirect', addr: string | undefined, port: string | undefined, note: string) => {
-    const frame = w.stack[w.stack.length - 1];
-    if (kind === 'dnat' || kind === 'redirect') {
-      const ip = addr ? parseIp(addr.split('-')[0]) : undefined;
-      if (ip && ip.family === w.b.st.family) w.b.st.dst = ip;
-      const p = port ? Number(port.split('-')[0]) : undefined;
-      if (p !== undefined && Number.isFinite(p)) w.b.st.dport = p;
-      w.b.st.dnatDone = true;
-      w.b.claimed = true;
-      w.b.steps.push(step(table, frame.chain, rule, `${kind === 'dnat' ? 'dnat' : 'redirect'} to ${formatHostPort(formatIp(w.b.st.dst), w.b.st.dport)}${note}`));
-    } else {
-      w.b.st.snatDone = true;
-      w.b.masquerade = true;
-      const to = kind === 'snat' ? addr : masqSource(w.b.st);
-      if (to) w.b.snatTo = to;
-      w.b.steps.push(step(table, frame.chain, rule, `${kind}${to ? ` to ${to}` : ''}${note}`));
-    }
-    results.push({ branch: w.b, verdict: 'accept' });
-  };
-
-  while (work.length > 0) {
-    const w = work.pop()!;
-    let over = false;
-    while (!over) {
-      const frame = w.stack[w.stack.length - 1];
-      if (!frame) {
-        policy(w);
+      case 'verdict': {
+        const v = verdictEffect(e);
+        return done(v);
+      }
+      case 'reject':
+        return done({ kind: 'reject', ...(e.with !== undefined ? { with: e.with } : {}) });
+      case 'dnat':
+      case 'snat': {
+        if (e.map) {
+          const elements = resolveMap(table, e.map.map);
+          if (!elements) return done({ kind: 'unknown', reason: { code: 'map-missing', map: mapRefText(e.map.map) } });
+          if (e.map.key.kind === 'numgen') {
+            const { entries, missing } = numgenShares(elements, e.map.key.mod, e.map.key.offset);
+            const mod = e.map.key.mod;
+            const alts: Alternative[] = [];
+            if (missing > 0) alts.push({ share: missing / mod, note: { kind: 'numgen', key: '', probability: missing / mod }, missing: { values: missing, of: mod }, effects: [] });
+            for (const [el, n] of [...entries].reverse()) {
+              if (el.value?.kind !== 'data') continue;
+              alts.push({ share: n / mod, note: { kind: 'numgen', key: el.key.join(' . '), probability: n / mod }, effects: [...effects, natTo(e.kind, el.value.parts[0], el.value.parts[1])] });
+            }
+            return alts;
+          }
+          const key = evalOperand(e.map.key, local, ctx, askFor(e));
+          const found = isUnknown(key) ? undefined : lookup(elements, key).element;
+          if (!found || found.value?.kind !== 'data') {
+            effects.push({ kind: 'nat-map-miss', nat: e.kind });
+            return [{ share: 1, effects }];
+          }
+          return done(natTo(e.kind, found.value.parts[0], found.value.parts[1]));
+        }
+        const eff = natTo(e.kind, e.to?.addr, e.to?.port);
+        return done(eff.kind === 'snat' ? { ...eff, flags: e.flags } : eff);
+      }
+      case 'masquerade':
+        return done({ kind: 'masquerade', flags: e.flags });
+      case 'redirect': {
+        const p = e.to?.port ? Number(e.to.port.split('-')[0]) : undefined;
+        return done({ kind: 'redirect', ...(p !== undefined && Number.isFinite(p) ? { port: p } : {}), flags: e.flags });
+      }
+      case 'mark-set': {
+        const v = evalOperand(e.expr, local, ctx, askFor(e));
+        const value = !isUnknown(v) && v.kind === 'num' ? v.n : e.expr.kind === 'value' ? nftNumber(e.expr.text) : undefined;
+        if (value === undefined) return done({ kind: 'unknown', reason: { code: 'not-evaluated', what: `${e.target} mark set ${operandText(e.expr)}` } });
+        // mark = value: the machine's (mark & ~mask) ^ value with every bit masked.
+        const eff: Effect = { kind: 'mark', which: e.target, value: value >>> 0, mask: 0xffffffff };
+        if (e.target === 'ct') local.connmark = value >>> 0;
+        else local.mark = value >>> 0;
+        effects.push(eff);
         break;
       }
-      const rule = frame.chain.rules[frame.pos];
-      if (!rule) {
-        w.stack.pop();
-        if (w.stack.length === 0) {
-          policy(w);
-          over = true;
-        }
-        continue;
-      }
-      let matched = true;
-      let note = '';
-      for (let i = w.resumeExpr; i < rule.exprs.length && matched && !over; i++) {
-        const e = rule.exprs[i];
-        const fork = (reason: string) => {
-          if (branches++ > 4096) return;
-          const skip = cloneBranch(w.b);
-          skip.conditions.push(`if not: ${reason}`);
-          skip.steps.push(step(table, frame.chain, rule, `undecided expression assumed false: ${reason}`));
-          work.push({ b: skip, stack: w.stack.map((f) => ({ ...f, pos: f === frame ? f.pos + 1 : f.pos })), resumeExpr: 0 });
-          w.b.conditions.push(`if: ${reason}`);
-        };
-        switch (e.kind) {
-          case 'match': {
-            const r = evalMatch(e, w.b.st, ctx, table);
-            if (r === false) matched = false;
-            else if (r !== true) fork(r.unknown);
-            break;
-          }
-          case 'vmap': {
-            if (e.key.kind === 'numgen' && e.key.mode === 'random') {
-              const elements = resolveMap(table, e.map) ?? [];
-              const mod = e.key.mod;
-              const offset = e.key.offset;
-              // Each key value 0..mod-1 (plus offset) is equally likely; group them by element.
-              const counts = new Map<NftElement, number>();
-              let missing = 0;
-              for (let k = 0; k < mod; k++) {
-                const el = elements.find((x) => keyMatches({ kind: 'num', n: k + offset }, x.key) === true);
-                if (el) counts.set(el, (counts.get(el) ?? 0) + 1);
-                else missing++;
-              }
-              const resumeStack = w.stack.map((f) => ({ ...f }));
-              const entries = [...counts.entries()];
-              for (let j = entries.length - 1; j >= 1; j--) {
-                const [el, n] = entries[j];
-                const nb = cloneBranch(w.b);
-                nb.probability *= n / mod;
-                branches++;
-                const nw: Work = { b: nb, stack: resumeStack.map((f) => ({ ...f })), resumeExpr: 0 };
-                nw.stack[nw.stack.length - 1].pos++;
-                if (el.value?.kind === 'verdict') {
-                  const done = verdict(nw, rule, el.value, ` (numgen ${el.key.join(' . ')}: ${formatPct(n / mod)})`);
-                  if (!done) work.push(nw);
-                }
-              }
-              if (missing > 0) {
-                const nb = cloneBranch(w.b);
-                nb.probability *= missing / mod;
-                nb.steps.push(step(table, frame.chain, rule, `numgen: ${missing} of ${mod} values have no map element (${formatPct(missing / mod)}): the rule does not match`));
-                const nw: Work = { b: nb, stack: resumeStack.map((f) => ({ ...f })), resumeExpr: 0 };
-                nw.stack[nw.stack.length - 1].pos++;
-                work.push(nw);
-              }
-              if (entries.length === 0) {
-                matched = false;
-                w.b.probability *= 0;
-                over = true;
-                break;
-              }
-              const [el0, n0] = entries[0];
-              w.b.probability *= n0 / mod;
-              frame.pos++;
-              w.resumeExpr = 0;
-              if (el0.value?.kind === 'verdict') over = verdict(w, rule, el0.value, ` (numgen ${el0.key.join(' . ')}: ${formatPct(n0 / mod)})`);
-              matched = false; // handled
-              note = 'handled';
-              break;
-            }
-            const key = evalOperand(e.key, w.b.st, ctx);
-            if (isUnknown(key)) {
-              fork(key.unknown);
-              matched = false;
-              note = 'undecided-vmap';
-              break;
-            }
-            const elements = resolveMap(table, e.map);
-            if (!elements) {
-              w.b.conditions.push(`map ${e.map.kind === 'ref' ? '@' + e.map.name : ''} is not defined`);
-              matched = false;
-              break;
-            }
-            const found = lookup(elements, key);
-            if (!found.element) {
-              if (found.unknown) fork(found.unknown);
-              matched = false;
-              break;
-            }
-            if (found.element.value?.kind === 'verdict') {
-              frame.pos++;
-              w.resumeExpr = 0;
-              over = verdict(w, rule, found.element.value, ` (${e.map.kind === 'ref' ? '@' + e.map.name : 'map'}: ${found.element.key.join(' . ')}${found.element.comment ? ` "${found.element.comment}"` : ''})`);
-              matched = false;
-              note = 'handled';
-            }
-            break;
-          }
-          case 'verdict':
-            frame.pos++;
-            w.resumeExpr = 0;
-            over = verdict(w, rule, { kind: 'verdict', verdict: e.verdict, ...(e.chain ? { chain: e.chain } : {}) }, '');
-            matched = false;
-            note = 'handled';
-            break;
-          case 'reject':
-            w.b.steps.push(step(table, frame.chain, rule, `reject${e.with ? ` with ${e.with}` : ''}`));
-            results.push({ branch: w.b, verdict: 'reject' });
-            over = true;
-            break;
-          case 'dnat':
-          case 'snat': {
-            if (e.map) {
-              const elements = resolveMap(table, e.map.map) ?? [];
-              if (e.map.key.kind === 'numgen') {
-                const mod = e.map.key.mod;
-                const off = e.map.key.offset;
-                const targets = new Map<string, { el: NftElement; n: number }>();
-                for (let k = 0; k < mod; k++) {
-                  const el = elements.find((x) => keyMatches({ kind: 'num', n: k + off }, x.key) === true);
-                  if (!el || el.value?.kind !== 'data') continue;
-                  const key = el.value.parts.join(' . ');
-                  const prev = targets.get(key);
-                  targets.set(key, { el, n: (prev?.n ?? 0) + 1 });
-                }
-                const list = [...targets.values()];
-                for (let j = list.length - 1; j >= 0; j--) {
-                  const { el, n } = list[j];
-                  const nb = j === 0 ? w.b : cloneBranch(w.b);
-                  nb.probability *= n / mod;
-                  const parts = (el.value as { parts: readonly string[] }).parts;
-                  nat({ ...w, b: nb }, rule, e.kind, parts[0], parts[1], ` (numgen ${el.key.join(' . ')}: ${formatPct(n / mod)})`);
-                }
-                over = true;
-                break;
-              }
-              const key = evalOperand(e.map.key, w.b.st, ctx);
-              const found = isUnknown(key) ? undefined : lookup(elements, key).element;
-              if (!found || found.value?.kind !== 'data') {
-                w.b.steps.push(step(table, frame.chain, rule, `${e.kind} map: no element for this packet`));
-                matched = false;
-                break;
-              }
-              nat(w, rule, e.kind, found.value.parts[0], found.value.parts[1], '');
-              over = true;
-              break;
-            }
-            nat(w, rule, e.kind, e.to?.addr, e.to?.port, '');
-            over = true;
-            break;
-          }
-          case 'masquerade':
-          case 'redirect':
-            nat(w, rule, e.kind, e.kind === 'redirect' ? undefined : undefined, e.to?.port, e.flags.length ? ` ${e.flags.join(',')}` : '');
-            over = true;
-            break;
-          case 'mark-set': {
-            const v = evalOperand(e.expr, w.b.st, ctx);
-            const value = !isUnknown(v) && v.kind === 'num' ? v.n : e.expr.kind === 'value' ? nftNumber(e.expr.text) : undefined;
-            if (value === undefined) {
-              w.b.conditions.push(`mark set ${operandText(e.expr)}: not evaluated`);
-              break;
-            }
-            const before = e.target === 'ct' ? w.b.st.connmark : w.b.st.mark;
-            if (e.target === 'ct') w.b.st.connmark = value >>> 0;
-            else w.b.st.mark = value >>> 0;
-            w.b.steps.push(step(table, frame.chain, rule, `${e.target} mark 0x${before.toString(16)} → 0x${(value >>> 0).toString(16)}`));
-            break;
-          }
-          case 'counter':
-          case 'update-set':
-          case 'log':
-            break;
-          case 'limit':
-            fork(`limit ${e.rate}`);
-            break;
-          case 'xt':
-            fork(`xt ${e.match ? 'match' : 'target'} ${e.name} (iptables-nft residue) is not evaluated by kpx`);
-            break;
-          case 'assign':
-          case 'statement':
-            break;
-          case 'unsupported':
-            fork(`${e.text} is not evaluated by kpx`);
-            break;
-        }
-      }
-      if (over) break;
-      if (note === 'handled' || note === 'undecided-vmap') {
-        if (note === 'undecided-vmap') {
-          frame.pos++;
-          w.resumeExpr = 0;
-        }
-        continue;
-      }
-      // The rule ran to its end without a verdict: continue with the next rule.
-      if (matched && rule.exprs.some((x) => x.kind === 'match')) w.b.steps.push(step(table, frame.chain, rule, 'matched (no verdict)'));
-      frame.pos++;
-      w.resumeExpr = 0;
+      case 'counter':
+      case 'update-set':
+      case 'log':
+      case 'assign':
+      case 'statement':
+        break;
+      case 'limit':
+        if (!askFor(e)({ code: 'limit', key: `expr:${e.text}`, subject: e.rate })) return noMatch;
+        break;
+      case 'xt':
+      case 'unsupported':
+        if (!askFor(e)({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) })) return noMatch;
+        break;
     }
   }
-  return results;
+  // The rule ran to its end without a verdict: its effects apply and the walk goes on.
+  if (sawMatch) effects.push({ kind: 'matched' });
+  return effects.length ? [{ share: 1, effects }] : noMatch;
+}
+
+/** `family name` as nft prints a table; a pasted fragment without a `table` line is `(no table)`. */
+export function nftTableName(t: NftTable): string {
+  return `${t.family} ${t.name}`.trim() || '(no table)';
+}
+
+/** One nft table as a chain-machine dialect. */
+export function nftDialect(table: NftTable, ctx: TraceContext): ChainDialect<NftChain, NftRule> {
+  const chains = new Map(table.chains.map((c) => [c.name, c]));
+  const tableName = nftTableName(table);
+  return {
+    findChain: (name) => chains.get(name),
+    rulesOf: (c) => c.rules,
+    evaluate: (c, rule, st, ask) => evaluateNftRule(rule, st, ctx, table, c, ask),
+    refOf: (c, r): StepRef => ({ dialect: 'nft', table: tableName, chain: c.name, file: table.file, line: r.line, text: r.raw }),
+  };
 }
 
 /** Base chains of nft tables at a hook, for a packet family, with their priorities. */

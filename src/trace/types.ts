@@ -1,19 +1,115 @@
-/** A trace is data (ARCHITECTURE.md convention 9); text is one rendering of it. */
+/**
+ * A trace is data (ARCHITECTURE.md convention 9): steps, conditions, assumptions and outcomes
+ * carry codes and typed fields; only src/render/trace.ts turns them into words.
+ */
 
-export type Verdict = 'DNAT' | 'ACCEPT' | 'DROP' | 'REJECT' | 'NONE';
+/** `UNKNOWN`: the evidence cannot say what happens (a chain or map it needs is missing, userspace decides…). */
+export type Verdict = 'DNAT' | 'ACCEPT' | 'DROP' | 'REJECT' | 'NONE' | 'UNKNOWN';
 
-export interface TraceStep {
-  /** iptables table or nft `family table`, `ipvs`, or `route`. */
+/** Which rule language a step comes from (the renderer words iptables and nft steps each in its own idiom). */
+export type Dialect = 'iptables' | 'nft' | 'ipvs';
+
+/** Why a branch carries part of the probability. */
+export type Share =
+  | { readonly kind: 'statistic'; readonly probability: number; readonly taken: boolean }
+  | { readonly kind: 'numgen'; readonly key: string; readonly probability: number }
+  /** A verdict map element chose the verdict (not a share: the element matched the packet). */
+  | { readonly kind: 'map'; readonly map: string | null; readonly key: string; readonly comment?: string };
+
+/** What kind of fact an undecided match needs; the renderer words the condition from it. */
+export type QuestionCode =
+  | 'in-interface'
+  | 'out-interface'
+  /** Is the address one of the node's own (addrtype LOCAL, fib … type local)? subject: the address. */
+  | 'local-address'
+  /** addrtype types other than LOCAL/UNICAST/BROADCAST/MULTICAST. */
+  | 'address-type'
+  | 'ipset-missing'
+  | 'ipset-undecidable'
+  | 'set-element'
+  | 'limit'
+  | 'physdev'
+  | 'socket'
+  /** A match or expression kpx does not evaluate (unknown modules, `xt` residue…). */
+  | 'not-evaluated';
+
+/**
+ * A match the evidence cannot decide, and which way this scenario takes it. `match` is the match
+ * as written; `file`/`line` the rule that holds it.
+ */
+export interface Condition {
+  readonly code: QuestionCode;
+  readonly holds: boolean;
+  /** The interface, address, set or module the match is about. */
+  readonly subject?: string;
+  readonly match: string;
   readonly table: string;
   readonly chain: string;
-  /** Line of the rule in its dump (null for policies and built-in decisions). */
+  readonly file: string | null;
+  readonly line: number | null;
+}
+
+/** Why an outcome is UNKNOWN. */
+export type UnknownReason =
+  | { readonly code: 'chain-missing'; readonly chain: string; readonly via: 'jump' | 'goto' }
+  | { readonly code: 'map-missing'; readonly map: string }
+  | { readonly code: 'userspace-verdict'; readonly target: string }
+  | { readonly code: 'not-evaluated'; readonly what: string }
+  /** An IPVS real server printed by name (`ipvsadm -L` without `-n`). */
+  | { readonly code: 'real-server-name'; readonly name: string }
+  | { readonly code: 'too-deep'; readonly limit: number }
+  | { readonly code: 'too-many-branches'; readonly limit: number };
+
+interface StepBase {
+  readonly dialect: Dialect;
+  /** iptables table, nft `family table`, or `ipvs`. */
+  readonly table: string;
+  readonly chain: string;
+  /** Line of the rule (chain, virtual server) in its dump; null when the evidence has none. */
   readonly rule: number | null;
   readonly file: string | null;
-  /** What happened: `jump KUBE-SVC-…`, `DNAT to 10.244.0.3:53`, `statistic: taken (p=0.5)`, `policy ACCEPT`… */
-  readonly action: string;
   /** The rule as written, for evidence. */
   readonly text?: string;
+  /** The share of the branch this step took (statistic, numgen, map element). */
+  readonly share?: Share;
 }
+
+export type TraceStep = StepBase &
+  (
+    | { readonly code: 'jump' | 'goto'; readonly target: string }
+    | { readonly code: 'return' | 'accept' | 'drop' }
+    | { readonly code: 'reject'; readonly with?: string }
+    | { readonly code: 'dnat' | 'redirect'; readonly to: string; readonly ports?: string; readonly firstOfRange?: boolean; readonly flags?: readonly string[] }
+    | { readonly code: 'snat' | 'masquerade'; readonly to?: string; readonly flags: readonly string[] }
+    | { readonly code: 'mark'; readonly which: 'meta' | 'ct'; readonly before: number; readonly after: number }
+    | { readonly code: 'log'; readonly prefix?: string }
+    /** A non-terminating target kpx does not model (the walk continues). */
+    | { readonly code: 'extension'; readonly name: string }
+    /** The rule matched but has no target / verdict. */
+    | { readonly code: 'matched' }
+    /** The share that did not take this rule (statistic miss, numgen values without an element). */
+    | { readonly code: 'not-taken'; readonly probability: number; readonly missing?: { readonly values: number; readonly of: number } }
+    /** An undecided match, decided by the scenario's condition. */
+    | { readonly code: 'assumed'; readonly condition: Condition }
+    /** End of a built-in / base chain. */
+    | { readonly code: 'policy'; readonly policy: 'ACCEPT' | 'DROP'; readonly base: 'built-in' | 'base' | 'assumed-entry' }
+    /** nft `dnat … map`: no element for this packet. */
+    | { readonly code: 'nat-map-miss'; readonly nat: 'dnat' | 'snat' }
+    /** The walk ends here without a verdict the evidence can give. */
+    | { readonly code: 'unknown'; readonly reason: UnknownReason }
+    | {
+        readonly code: 'ipvs-real-server';
+        readonly forward: string;
+        readonly address: string;
+        readonly port?: number;
+        readonly weight?: number;
+        readonly probability: number;
+        readonly persistent?: number;
+      }
+    | { readonly code: 'ipvs-no-real-servers' | 'ipvs-draining' }
+  );
+
+export type StepCode = TraceStep['code'];
 
 export interface RouteInfo {
   readonly destination: string;
@@ -34,6 +130,7 @@ export interface RouteInfo {
 }
 
 export interface TraceOutcome {
+  /** Share of new connections that end this way, given this outcome's conditions (see Trace.scenarios). */
   readonly probability: number;
   readonly verdict: Verdict;
   /** Destination after NAT (the original when not NATed), `ip:port`. */
@@ -42,12 +139,50 @@ export interface TraceOutcome {
   /** SNAT/MASQUERADE source address when known. */
   readonly snatTo?: string;
   readonly route: RouteInfo | null;
-  /** Matches kpx could not decide on this path (the outcome holds if they went this way). */
-  readonly conditions: readonly string[];
-  /** Where the packet ends: delivered locally, forwarded, or stopped. */
-  readonly delivery: 'forward' | 'local' | 'stopped';
+  /** The undecided matches this outcome depends on (its scenario's conditions). */
+  readonly conditions: readonly Condition[];
+  /** Where the packet ends: delivered locally, forwarded, stopped, or unknown. */
+  readonly delivery: 'forward' | 'local' | 'stopped' | 'unknown';
+  /** Why the verdict is UNKNOWN. */
+  readonly unknown?: UnknownReason;
+  /** How many roads (branches) end this way when more than one: their shares are added, the likeliest's steps kept. */
+  readonly roads?: number;
   readonly steps: readonly TraceStep[];
 }
+
+/**
+ * One way the undecided matches can go: under `conditions`, the outcomes listed (indexes into
+ * Trace.outcomes) happen with their probabilities, which sum to 1. Without undecided matches there
+ * is one scenario with no conditions.
+ */
+export interface Scenario {
+  readonly conditions: readonly Condition[];
+  readonly outcomes: readonly number[];
+}
+
+/** What kpx assumed to trace at all; typed so renderers word it. */
+export type TraceAssumption =
+  | { readonly code: 'source'; readonly kind: 'pod'; readonly address: string; readonly subnet?: string; readonly podNetwork?: string; readonly assumedNetwork?: string }
+  | { readonly code: 'source'; readonly kind: 'node'; readonly address: string }
+  | { readonly code: 'source'; readonly kind: 'external'; readonly address: string }
+  | { readonly code: 'source'; readonly kind: 'local-address'; readonly address: string }
+  /** Cross-node traces: one of the node's own pods, by its /32 route or the node's pod block. */
+  | { readonly code: 'source'; readonly kind: 'node-pod'; readonly address: string; readonly node: string; readonly route?: { readonly interface?: string; readonly file: string; readonly line: number }; readonly block?: string }
+  | { readonly code: 'source-port'; readonly port: number }
+  | { readonly code: 'connection'; readonly established: boolean }
+  | { readonly code: 'affinity'; readonly hit: boolean }
+  | { readonly code: 'node-addresses-unknown' }
+  | { readonly code: 'no-routes' }
+  | { readonly code: 'no-ruleset'; readonly family: 4 | 6 }
+  | { readonly code: 'in-interface'; readonly dev: string }
+  /**
+   * The evidence has kube-proxy's dispatch chain (or map) but not the built-in hook that reaches
+   * it (a grep, a restore payload): the walk starts there.
+   */
+  | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
+  | { readonly code: 'too-many-scenarios'; readonly limit: number }
+  /** An IPVS virtual server's address, taken as the node's (kube-ipvs0 holds it) without an ip addr showing it. */
+  | { readonly code: 'ipvs-address-local'; readonly address: string };
 
 export interface TracePacketJson {
   readonly protocol: string;
@@ -65,6 +200,7 @@ export interface Trace {
   readonly packet: TracePacketJson;
   /** The Service(s) this destination belongs to, by name (`ns/name:port`), when known. */
   readonly services: readonly string[];
-  readonly assumptions: readonly string[];
+  readonly assumptions: readonly TraceAssumption[];
   readonly outcomes: readonly TraceOutcome[];
+  readonly scenarios: readonly Scenario[];
 }

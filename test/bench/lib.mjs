@@ -15,6 +15,8 @@ import { performance } from 'node:perf_hooks';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DIST = join(ROOT, 'dist');
 export const CLI = join(DIST, 'src', 'cli', 'main.js');
+/** The dump generator is not shipped in dist/: `npm run build` compiles it to build/tools/. */
+export const GENERATOR_DIR = join(ROOT, 'build', 'tools', 'src', 'generate');
 export const BENCH_DIR = join(ROOT, 'build', 'bench');
 export const DUMPS_DIR = join(BENCH_DIR, 'dumps');
 export const NODE = process.execPath;
@@ -23,9 +25,10 @@ export function log(msg) {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 }
 
-/** The built dist/ must exist; say how to build it when it does not. */
+/** The built dist/ (and build/tools/) must exist; say how to build it when it does not. */
 export function requireDist(...rel) {
-  const missing = ['src/cli/main.js', 'src/generate/main.js', ...rel].filter((r) => !existsSync(join(DIST, r)));
+  const missing = ['src/cli/main.js', ...rel].filter((r) => !existsSync(join(DIST, r)));
+  if (!existsSync(join(GENERATOR_DIR, 'main.js'))) missing.push('build/tools/src/generate/main.js');
   if (missing.length > 0) {
     process.stderr.write(`bench: dist/ is not built (missing ${missing.join(', ')}); run \`npm run build\` first\n`);
     process.exit(2);
@@ -34,7 +37,7 @@ export function requireDist(...rel) {
 
 /** A hash of the built generator, so cached dumps are regenerated when it changes. */
 export function generatorHash() {
-  const dir = join(DIST, 'src', 'generate');
+  const dir = GENERATOR_DIR;
   const h = createHash('sha256');
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) {
     h.update(name);
@@ -60,7 +63,7 @@ export function ensureDump(services, seed) {
   rmSync(tmp, { recursive: true, force: true });
   log(`generating ${services} Services (seed ${seed}) → ${key}`);
   const t0 = performance.now();
-  const r = spawnSync(NODE, [join(DIST, 'src', 'generate', 'main.js'), '--services', String(services), '--seed', String(seed), '--mode', 'iptables', '--out', tmp], {
+  const r = spawnSync(NODE, [join(GENERATOR_DIR, 'main.js'), '--services', String(services), '--seed', String(seed), '--mode', 'iptables', '--out', tmp], {
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });

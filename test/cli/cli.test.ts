@@ -1,5 +1,5 @@
 /** The kpx binary: exit codes, stdout/stderr discipline, JSON shapes, no stack traces for user errors. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,6 @@ describe('kpx dump', () => {
 describe('kpx inspect', () => {
   it('reports per file format, counts and diagnostics as JSON; exit 1 when a file has errors', () => {
     const dir = join(tmp, 'bundle');
-    const { mkdirSync } = require('node:fs') as typeof import('node:fs');
     mkdirSync(dir);
     writeFileSync(join(dir, 'a.txt'), '$ iptables-save\r\n*filter\r\n:INPUT ACCEPT [0:0]\r\n   -A INPUT -j ACCEPT\r\nCOMMIT\r\n');
     writeFileSync(join(dir, 'b.txt'), 'default via 10.0.0.1 dev eth0 proto dhcp metric 100 \n10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1 \n');
@@ -97,7 +96,10 @@ describe('kpx trace', () => {
     expect(t.packet).toMatchObject({ protocol: 'udp', dst: '10.96.0.10', dport: 53 });
     expect(t.outcomes.map((o: { destination: string }) => o.destination).sort()).toEqual(['10.244.0.3:53', '10.244.0.4:53']);
     expect(t.outcomes.reduce((n: number, o: { probability: number }) => n + o.probability, 0)).toBeCloseTo(1, 9);
-    expect(t.outcomes[0].steps[0]).toEqual(expect.objectContaining({ table: expect.any(String), chain: expect.any(String), file: expect.any(String), action: expect.any(String) }));
+    // Steps are data: a code and typed fields (no English `action`); scenarios say which outcomes sum to 1.
+    expect(t.outcomes[0].steps[0]).toEqual(expect.objectContaining({ code: expect.any(String), dialect: 'iptables', table: expect.any(String), chain: expect.any(String), file: expect.any(String) }));
+    expect(t.outcomes[0].steps[0]).not.toHaveProperty('action');
+    expect(t.scenarios).toEqual([{ conditions: [], outcomes: [0, 1] }]);
   });
   it('gives {traces: [...]} when no protocol is named', () => {
     const t = JSON.parse(kpx(['trace', '10.96.0.10:53', '-i', KIND, '-o', 'json']).stdout);

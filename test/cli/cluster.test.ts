@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCluster } from '../../src/generate/index.js';
-import { writeClusterBundle } from '../../src/cluster/generate.js';
+import { writeClusterBundle } from '../../src/generate/cluster-bundle.js';
 import { kpx } from '../helpers/exec.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-cluster-cli-'));

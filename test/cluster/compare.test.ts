@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareNodes } from '../../src/cluster/compare.js';
-import { nodeView } from '../../src/cluster/generate.js';
+import { nodeView } from '../../src/generate/cluster-bundle.js';
 import { loadCluster } from '../../src/cluster/load.js';
 import { renderNodeComparison } from '../../src/cluster/render.js';
 import { writeBundle } from '../../src/generate/bundle.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { generateCluster, type Cluster, type GenerateOptions } from '../../src/generate/index.js';
-import { writeClusterBundle } from '../../src/cluster/generate.js';
+import { writeClusterBundle } from '../../src/generate/cluster-bundle.js';
 import type { Mode } from '../../src/generate/bundle.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 

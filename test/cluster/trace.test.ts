@@ -31,6 +31,9 @@ describe('traceAcross', () => {
     expect(p.hops[1].arriving).toMatchObject({ src: t.origin.trace.packet.src, dst: ep.ip, dport: 8080, srcReason: 'unchanged' });
     expect(p.hops[1].trace!.packet.inInterface).toBe('flannel.1');
     expect(p.end).toMatchObject({ kind: 'pod', node: ep.nodeName, interface: 'cni0', owner: { kind: 'pod-subnet' } });
+    // Whole dumps leave nothing undecided: one scenario on each node, the path holds unconditionally.
+    expect(p.conditions).toEqual([]);
+    expect([t.origin.trace.scenarios.length, p.hops[1].trace!.scenarios.length]).toEqual([1, 1]);
     // The pod source is in A's own pod subnet.
     expect(t.origin.trace.packet.src.startsWith(cluster.nodes.find((n) => n.name === A)!.podCIDR.split('.').slice(0, 3).join('.') + '.')).toBe(true);
     const json = JSON.parse(renderJson(crossTraceJson(t))) as { paths: { hops: { node: string }[] }[] };

@@ -229,6 +229,28 @@ describe('kpx diff on generated clusters', () => {
     expect(text2).toContain('+ -A INPUT -s 192.0.2.66/32 -j DROP');
   });
 
+  it('a new DROP aimed at an endpoint of a Service that also changed is not hidden among that Service\'s changes', async () => {
+    const { a, b } = await diffOf('iptables', before, after, 'drop-endpoint');
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    // An endpoint the changed Service keeps: its address is one of the tokens that explain rule changes.
+    const kept = groundTruth(after).services.find((s) => s.name === 'seven-endpoints' && expected.changed[byName(s)])!.endpoints[0].ip;
+    const file = join(b, 'iptables-save.txt');
+    const text = readFileSync(file, 'utf8');
+    const filter = text.indexOf('*filter\n');
+    const decl = text.indexOf('\n:FORWARD ', filter) + 1;
+    const at = text.indexOf('\n', decl) + 1;
+    expect(filter).toBeGreaterThanOrEqual(0);
+    writeFileSync(file, `${text.slice(0, at)}-A FORWARD -d ${kept}/32 -j DROP\n${text.slice(at)}`);
+    const sa = await loadSnapshot([a]);
+    const sb = await loadSnapshot([b]);
+    const d = diffSnapshots(sa, await resolveServices(sa), sb, await resolveServices(sb));
+    expect(d.services.changed.length).toBeGreaterThan(0);
+    const forward = d.rules.unexplained.find((u) => u.unit === 'iptables v4 filter/FORWARD');
+    expect(forward?.added.map((x) => x.text)).toEqual([`-A FORWARD -d ${kept}/32 -j DROP`]);
+    // The Services' own rule changes are still explained, not listed.
+    expect(d.rules.unexplained.filter((u) => u.unit.includes('KUBE-'))).toEqual([]);
+  });
+
   it('the command prints text and JSON and exits 0', async () => {
     const { a, b } = await diffOf('iptables', before, after, 'cli');
     const out: string[] = [];

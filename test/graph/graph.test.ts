@@ -101,7 +101,10 @@ describe('graph', () => {
         for (const e of g.edges) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
         const seen = new Set(g.nodes.filter((x) => x.kind === 'frontend').map((x) => x.id));
         const queue = [...seen];
-        while (queue.length) for (const t of next.get(queue.pop()!) ?? []) if (!seen.has(t)) (seen.add(t), queue.push(t));
+        while (queue.length) for (const t of next.get(queue.pop()!) ?? []) if (!seen.has(t)) {
+          seen.add(t);
+          queue.push(t);
+        }
         for (const x of g.nodes.filter((y) => y.kind === 'endpoint')) expect(seen.has(x.id), x.label).toBe(true);
         // Every front end of every Service port is drawn.
         for (const t of r.services) if (t.clusterIP) expect(g.nodes.some((x) => x.kind === 'frontend' && x.label.startsWith(t.clusterIP!.includes(':') ? `[${t.clusterIP}]` : t.clusterIP!))).toBe(true);

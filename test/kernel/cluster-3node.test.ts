@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCluster, iptablesSave, type Cluster } from '../../src/generate/index.js';
-import { nodeView } from '../../src/cluster/generate.js';
+import { nodeView } from '../../src/generate/cluster-bundle.js';
 import { isClusterBundle, loadCluster } from '../../src/cluster/load.js';
 import { traceAcross, type CrossTrace } from '../../src/cluster/trace.js';
 import { compareNodes } from '../../src/cluster/compare.js';
@@ -219,7 +219,7 @@ describe.runIf(kernel)('a 3-node cluster in network namespaces (issue 10, accept
     const h0 = p.hops[0];
     expect(h0.role).toBe('origin');
     expect(t.origin.trace.packet).toMatchObject({ src: b!.clientIp, inInterface: 'cni0' });
-    const dnat = h0.outcome.steps.find((s) => s.action.startsWith('DNAT'))!;
+    const dnat = h0.outcome.steps.find((s) => s.code === 'dnat')!;
     expect(dnat.chain).toMatch(/^KUBE-SEP-/);
     expect(dnat.file).toBe(join(b!.dir, `node${b!.a}`, 'iptables-save.txt'));
     expect(readFileSync(dnat.file!, 'utf8').split('\n')[dnat.rule! - 1]).toContain(`--to-destination ${ep.ip}:8080`);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireKernel, withNetns } from '../helpers/netns.js';
 import { BIN } from '../helpers/exec.js';
-import { loadSnapshot, proxyModes } from '../../src/load/snapshot.js';
+import { loadSnapshot } from '../../src/load/snapshot.js';
+import { proxyModes } from '../../src/kube/modes.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 
 const kernel = requireKernel();

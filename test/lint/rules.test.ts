@@ -328,6 +328,12 @@ describe('foreign-rule-before-kube', () => {
     const f = of(await lintFiles({ 'kind.txt': text }), 'foreign-rule-before-kube');
     expect(f.map((x) => [x.line, x.message.slice(0, 61)])).toEqual([[lineOf(text, '-A FORWARD -d 10.244.0.0/16 -j DROP'), 'a non-kube-proxy rule in filter/FORWARD drops Service traffic']]);
   });
+  it('does not count a path that holds only under an undecided match (its `assumed` step)', async () => {
+    // Whether `-m limit` matches is not in the evidence: the ACCEPT decides only in one scenario.
+    const pre = '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES\n';
+    const text = replaceOnce(KIND, pre, `-A PREROUTING -d 10.96.0.0/12 -m limit --limit 3/min -j ACCEPT\n${pre}`);
+    expect(of(await lintFiles({ 'kind.txt': text }), 'foreign-rule-before-kube')).toEqual([]);
+  });
   it('is silent when the foreign rule does not touch Service traffic, and on the kind sample', async () => {
     const pre = '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES\n';
     const text = replaceOnce(KIND, pre, `-A PREROUTING -d 192.0.2.1/32 -j ACCEPT\n${pre}`);

@@ -10,6 +10,7 @@ import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { protocolsFor, tracePacket, type SourceSpec } from '../../src/trace/trace.js';
+import { assumptionText, conditionText, stepText } from '../../src/render/trace.js';
 import type { NodeSnapshot } from '../../src/model/snapshot.js';
 
 const KIND = new URL('../../samples/iptables-mode-kind/iptables-save.txt', import.meta.url).pathname;
@@ -47,7 +48,8 @@ describe('the seed kind dump (issue 5 acceptance 2)', () => {
     const snap = await loadSnapshot([KIND], { nodeIps: ['172.18.0.2'] });
     const [t] = await trace(snap, '10.96.0.10:53/udp', 'external');
     expect(summary(t)).toEqual(['DNAT 10.244.0.3:53 0.5 masq', 'DNAT 10.244.0.4:53 0.5 masq']);
-    expect(t.outcomes[0].steps.some((s) => s.action.startsWith('MASQUERADE') && s.action.includes('--random-fully'))).toBe(true);
+    expect(t.outcomes[0].steps.some((s) => s.code === 'masquerade' && s.flags.includes('random-fully'))).toBe(true);
+    expect(t.outcomes[0].steps.map(stepText)).toContainEqual(expect.stringMatching(/^MASQUERADE .*--random-fully/));
   });
 
   it('10.96.0.10:53 without a protocol traces both the UDP dns and the TCP dns-tcp ports', async () => {
@@ -68,12 +70,24 @@ describe('the seed kind dump (issue 5 acceptance 2)', () => {
     expect(t.outcomes[0].steps.map((s) => s.chain)).toContain('KIND-MASQ-AGENT');
   });
 
-  it("without the node's addresses, addrtype LOCAL is undecided: both outcomes, each with its condition", async () => {
+  it("without the node's addresses, addrtype LOCAL is undecided: two scenarios, each naming the match and its line", async () => {
     const snap = await loadSnapshot([KIND]);
     const [t] = await trace(snap, '10.96.0.1:443/tcp');
     // kind-masq-agent's `-m addrtype ! --dst-type LOCAL` decides whether the pod's packet is masqueraded.
     expect(summary(t)).toEqual(['DNAT 172.18.0.3:6443 1', 'DNAT 172.18.0.3:6443 1 masq']);
-    expect(t.outcomes.every((o) => o.conditions.length === 1 && /addresses are unknown/.test(o.conditions[0]))).toBe(true);
+    // Two conditional alternatives, each summing to 1 under its own condition (not 2 outcomes at 100%).
+    expect(t.scenarios.map((s) => [s.outcomes.length, s.outcomes.reduce((n, i) => n + t.outcomes[i].probability, 0)])).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
+    const conds = t.scenarios.map((s) => s.conditions.map(conditionText));
+    expect(conds).toEqual([
+      [expect.stringMatching(/^if 172\.18\.0\.3 is one of this node's addresses \(.*iptables-save\.txt:\d+ `-m addrtype ! --dst-type LOCAL`\)$/)],
+      [expect.stringMatching(/^if 172\.18\.0\.3 is not one of this node's addresses \(.*iptables-save\.txt:\d+ `-m addrtype ! --dst-type LOCAL`\)$/)],
+    ]);
+    // Not masqueraded exactly when the API server's address is the node's own.
+    const masq = t.outcomes.find((o) => o.masquerade)!;
+    expect(masq.conditions).toEqual([expect.objectContaining({ code: 'local-address', subject: '172.18.0.3', holds: false })]);
   });
 
   it('10.96.0.10:9999 → NONE: no rule claims it', async () => {
@@ -105,9 +119,11 @@ describe('the seed kind dump (issue 5 acceptance 2)', () => {
   it('states every assumption it makes', async () => {
     const snap = await loadSnapshot([KIND]);
     const [t] = await trace(snap, '10.96.0.10:53/udp');
-    expect(t.assumptions.join('\n')).toMatch(/pod 10\.244\.0\.10/);
-    expect(t.assumptions.join('\n')).toMatch(/NEW/);
-    expect(t.assumptions.join('\n')).toMatch(/node's own addresses are unknown/);
+    const text = t.assumptions.map(assumptionText).join('\n');
+    expect(text).toMatch(/pod 10\.244\.0\.10/);
+    expect(text).toMatch(/NEW/);
+    expect(text).toMatch(/node's own addresses are unknown/);
+    expect(t.assumptions.map((a) => a.code)).toEqual(['source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes']);
   });
 });
 
@@ -135,7 +151,8 @@ COMMIT
     expect(summary(udp)).toEqual(['REJECT 10.0.0.1:80 1']);
     const [other] = await trace(snap, '10.0.0.2:80/tcp', 'external');
     expect(summary(other)).toEqual(['DROP 10.0.0.2:80 1']);
-    expect(other.outcomes[0].steps.at(-1)?.action).toBe('end of built-in chain: policy DROP');
+    expect(other.outcomes[0].steps.at(-1)).toMatchObject({ code: 'policy', policy: 'DROP', base: 'built-in', chain: 'FORWARD' });
+    expect(stepText(other.outcomes[0].steps.at(-1)!)).toBe('end of built-in chain: policy DROP');
   });
 
   it('marks set earlier on the path decide later mark matches', async () => {
@@ -159,9 +176,9 @@ COMMIT
 COMMIT
 `, ['192.168.0.1']);
     const [t] = await trace(snap, '10.0.0.1:80/tcp', 'external');
-    expect(t.outcomes.map((o) => [o.verdict, o.conditions.join(' ')]).sort()).toEqual([
-      ['DROP', expect.stringMatching(/^if: -m limit/)],
-      ['NONE', expect.stringMatching(/^if not: -m limit/)],
+    expect(t.outcomes.map((o) => [o.verdict, o.probability, o.conditions.map(conditionText).join(' ')]).sort()).toEqual([
+      ['DROP', 1, expect.stringMatching(/^if `-m limit .*` matches \(.*:3\)$/)],
+      ['NONE', 1, expect.stringMatching(/^if `-m limit .*` does not match \(.*:3\)$/)],
     ]);
   });
 
@@ -181,7 +198,8 @@ COMMIT
   it('--established skips the nat table (conntrack reuses the first packet\'s NAT) and says so', async () => {
     const snap = await loadSnapshot([KIND], { nodeIps: ['172.18.0.2'] });
     const [t] = await trace(snap, '10.96.0.10:53/udp', 'pod', { established: true });
-    expect(t.assumptions.join(' ')).toMatch(/ESTABLISHED/);
+    expect(t.assumptions).toContainEqual({ code: 'connection', established: true });
+    expect(t.assumptions.map(assumptionText).join(' ')).toMatch(/ESTABLISHED/);
     expect(t.outcomes.every((o) => !o.steps.some((s) => s.table === 'nat'))).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
 /** `kpx inspect INPUT…`: what each file is, what it holds, and what is wrong with it. */
 import Table from 'cli-table3';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { missingDumps, proxyModes } from '../../load/snapshot.js';
+import { missingDumps, proxyModes } from '../../kube/modes.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
+import { RESTORE_INPUT } from '../../load/restore-input.js';
 import { renderJson } from '../../render/json.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
@@ -12,6 +13,14 @@ import { ExitCode } from '../exit.js';
 export interface InspectOptions extends InputOptions {
   output: 'text' | 'json';
 }
+
+/** What a partial input leaves out, by LoadedFile.variant, said below the table. */
+const PARTIAL_NOTE: ReadonlyMap<string, string> = new Map([
+  [
+    RESTORE_INPUT,
+    "iptables-restore --noflush input (what kube-proxy writes), not a dump: only the chains it declares are in it; built-in chains (PREROUTING, INPUT, …) and other programs' chains and rules are not, so what it does not show is unknown",
+  ],
+]);
 
 export function snapshotSummary(s: NodeSnapshot) {
   return {
@@ -78,6 +87,10 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
   lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
   if (summary.nftTables.length) lines.push(`${c.bold('nft tables')}: ${summary.nftTables.map((t) => `${t.family} ${printable(t.name, 40)} (${t.writtenBy})`).join(', ')}`);
   for (const m of summary.missing) lines.push(`${c.yellow('missing')}: ${m}`);
+  for (const f of snapshot.files) {
+    const note = f.variant === undefined ? undefined : PARTIAL_NOTE.get(f.variant);
+    if (note) lines.push(`${c.yellow('partial')}: ${printable(f.path, 60)}: ${note}`);
+  }
   const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
   if (diags.length) {
     lines.push('', c.bold('diagnostics'));

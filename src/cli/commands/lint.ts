@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { RULES, RULES_BY_ID } from '../../lint/index.js';
-import { applyBaseline, failsAt, lintSnapshot, summarize } from '../../lint/run.js';
+import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } from '../../lint/run.js';
 import { ConfigError, parseConfig, type LintConfig } from '../../lint/config.js';
-import type { Finding } from '../../lint/rule.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson } from '../../render/json.js';
 import { renderLintGithub, renderLintJson, renderLintText, renderRuleList } from '../../render/lint.js';
@@ -31,7 +30,8 @@ function readText(path: string, what: string): string {
   }
 }
 
-export function readBaseline(path: string): Pick<Finding, 'ruleId' | 'file' | 'message'>[] {
+/** Findings of a previous `kpx lint -o json` (older results without fingerprints too: theirs are computed). */
+export function readBaseline(path: string): BaselineEntry[] {
   let data: unknown;
   try {
     data = JSON.parse(readText(path, '--baseline'));
@@ -41,7 +41,11 @@ export function readBaseline(path: string): Pick<Finding, 'ruleId' | 'file' | 'm
   }
   const findings = (data as { findings?: unknown })?.findings;
   if (!Array.isArray(findings)) throw new UsageError(`--baseline ${path}: no "findings" array (expected the output of kpx lint -o json)`);
-  return findings.filter((f): f is Pick<Finding, 'ruleId' | 'file' | 'message'> => f && typeof f.ruleId === 'string' && typeof f.file === 'string' && typeof f.message === 'string');
+  const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+  return findings.filter(
+    (f): f is BaselineEntry =>
+      f && typeof f.ruleId === 'string' && typeof f.message === 'string' && optionalString(f.fingerprint) && optionalString(f.text) && optionalString(f.service),
+  );
 }
 
 export async function lintAction(inputs: string[], opts: LintCliOptions): Promise<number> {
@@ -69,7 +73,7 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   const unknown = snapshot.files.filter((f) => f.format === 'unknown' && f.diagnostics.some((d) => d.severity === 'error'));
   const result = await lintSnapshot(snapshot, { only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
   const findings = baseline ? applyBaseline(result.findings, baseline) : [...result.findings];
-  const report = { findings, summary: summarize(findings) };
+  const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: RULES };
   switch (opts.output) {
     case 'json':
       process.stdout.write(renderLintJson(report));

@@ -8,6 +8,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface ServicesOptions extends InputOptions {
   output: 'text' | 'json';
@@ -40,6 +41,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text');
   const res = await resolveServices(snapshot);
   const inputErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
+  const stale = staleRulesNotice(snapshot);
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -55,9 +57,10 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
   }
   else if (opts.service) {
+    if (stale) process.stdout.write(`${stale}\n`);
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
-  } else process.stdout.write(renderServicesTable(filtered, c));
+  } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}`);
   if (inputErrors) process.stderr.write('kpx: some inputs had errors; run `kpx inspect` on them for details\n');
   return ExitCode.Ok;
 }

@@ -7,6 +7,7 @@ import { renderJson } from '../../render/json.js';
 import { renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface TraceCliOptions extends InputOptions {
   from: string;
@@ -64,6 +65,8 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   if (opts.output === 'json') process.stdout.write(renderJson(protocol ? traces[0] : { traces }));
   else {
     const c = chalkInit(colorEnabled(opts));
+    const stale = staleRulesNotice(snapshot);
+    if (stale) process.stdout.write(`${stale}\n`);
     process.stdout.write(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
   }
   return ExitCode.Ok;

@@ -27,6 +27,8 @@ export default createRule({
       'restart the CNI agent to restore its routes; if the endpoint is stale, check the EndpointSlice controller',
       'and kube-proxy\'s sync. Needs an `ip route` dump (and `ip addr` for interface state).',
     ].join('\n'),
+    requires: ['routes'],
+    relevant: (ctx) => ctx.modes.length > 0,
     messages: {
       noRoute: 'endpoint {{ip}} of {{service}} has no route: connections sent to it fail',
       reject: 'endpoint {{ip}} of {{service}} matches a {{type}} route ({{route}}): connections sent to it fail',
@@ -35,7 +37,6 @@ export default createRule({
   },
   check(ctx) {
     const snap = ctx.snapshot;
-    if (snap.routes.length === 0) return;
     const ifaces = new Map<string, NetInterface>(snap.interfaces.map((i) => [i.name, i]));
     const nodeAddrs = new Set<string>();
     for (const i of snap.interfaces) for (const a of i.addresses) nodeAddrs.add(formatIp(a.ip));

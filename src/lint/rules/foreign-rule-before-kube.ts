@@ -5,6 +5,7 @@ import { chainOwner } from '../../kube/chains.js';
 import type { ServicePort } from '../../kube/types.js';
 import { tracePacket, type SourceSpec } from '../../trace/trace.js';
 import type { TraceProtocol } from '../../trace/packet.js';
+import type { TraceStep } from '../../trace/types.js';
 import { createRule } from '../rule.js';
 import { jumpTarget, ruleRelated, type LintContext } from '../context.js';
 
@@ -17,6 +18,8 @@ const HOOKS: Readonly<Record<string, readonly string[]>> = {
 };
 const BUILTIN = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']);
 const isKubeChain = (name: string) => !BUILTIN.has(name) && chainOwner(name) === 'kube-proxy';
+/** Steps that decide a packet's fate, and how the finding says it. */
+const DECIDES: Partial<Record<TraceStep['code'], string>> = { accept: 'accepts', drop: 'drops', reject: 'rejects', dnat: 'rewrites (DNAT)', redirect: 'redirects' };
 /** Probe packets per source kind (keeps the rule cheap on large dumps). */
 const MAX_PROBES = 6;
 
@@ -145,11 +148,11 @@ export default createRule({
         } catch {
           continue;
         }
-        // Rules whose match the trace could not decide (it forks: "undecided match assumed false" on one
-        // branch). A path that passed such a rule before reaching the candidate holds only under an
+        // Rules whose match the trace could not decide (each scenario answers it one way: an `assumed`
+        // step). A path that passed such a rule before reaching the candidate holds only under an
         // assumption: it does not count. Later undecided matches (e.g. POSTROUTING) do not matter.
         const undecided = new Set<string>();
-        for (const o of trace.outcomes) for (const st of o.steps) if (st.rule !== null && st.action.startsWith('undecided')) undecided.add(`${st.file}\0${st.rule}`);
+        for (const o of trace.outcomes) for (const st of o.steps) if (st.rule !== null && st.code === 'assumed') undecided.add(`${st.file}\0${st.rule}`);
         for (const o of trace.outcomes) {
           const steps = o.steps;
           for (let i = 0; i < steps.length; i++) {
@@ -166,9 +169,8 @@ export default createRule({
             }
             if (reachedKube) continue;
             const last = steps[k - 1];
-            const m = /^(ACCEPT|DROP|REJECT|DNAT|REDIRECT)/.exec(last.action);
-            if (!m) continue;
-            const verdict = { ACCEPT: 'accepts', DROP: 'drops', REJECT: 'rejects', DNAT: 'rewrites (DNAT)', REDIRECT: 'redirects' }[m[1]]!;
+            const verdict = DECIDES[last.code];
+            if (!verdict) continue;
             const h = hits.get(r);
             if (h) h.count++;
             else hits.set(r, { probe: p, verdict, count: 1 });

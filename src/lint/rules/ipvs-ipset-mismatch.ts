@@ -23,6 +23,8 @@ export default createRule({
       '**Fix:** restart kube-proxy (a full sync rewrites sets and virtual servers). Check its logs for ipset or',
       'netlink errors. Needs the `ipset list` and `ipvsadm -Ln` dumps of the same moment.',
     ].join('\n'),
+    requires: ['ipvs', 'ipsets'],
+    relevant: (ctx) => ctx.modes.includes('ipvs'),
     messages: {
       noEntry: 'virtual server {{vs}} (a kube-ipvs0 VIP) has no entry in {{sets}}',
       noVs: '{{set}} entry {{entry}} has no IPVS virtual server: traffic to it is accepted by iptables but not load-balanced',

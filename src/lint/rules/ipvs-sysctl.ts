@@ -23,13 +23,14 @@ export default createRule({
       '**Fix:** set the values in /etc/sysctl.d/ (kube-proxy sets the IPVS ones itself at start when it can;',
       'a value found wrong means something reset it later), and load br_netfilter. Needs a `sysctl -a` dump.',
     ].join('\n'),
+    requires: ['sysctl'],
+    relevant: (ctx) => ctx.modes.length > 0,
     messages: {
       value: '{{message}}',
       missing: '{{message}}',
     },
   },
   check(ctx) {
-    if (ctx.sysctlValues.size === 0) return;
     const mode = ctx.modes.includes('ipvs') ? 'ipvs' : ctx.modes.includes('nftables') ? 'nftables' : 'iptables';
     for (const f of checkKubeProxySysctls({ values: ctx.sysctlValues }, mode)) {
       const at = ctx.snapshot.sysctls.get(f.key);

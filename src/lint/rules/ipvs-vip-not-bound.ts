@@ -17,13 +17,14 @@ export default createRule({
       'itself is missing, something deleted it (a network manager that manages all interfaces: tell it to',
       'ignore kube-ipvs0). Needs an `ip addr` dump.',
     ].join('\n'),
+    requires: ['addresses'],
+    relevant: (ctx) => ctx.modes.includes('ipvs'),
     messages: {
       unbound: 'the address of virtual server {{vs}} is not on any interface of this node (kube-ipvs0): IPVS never receives its packets',
     },
   },
   check(ctx) {
     const snap = ctx.snapshot;
-    if (snap.interfaces.length === 0) return;
     const bound = new Set<string>();
     for (const i of snap.interfaces) for (const a of i.addresses) bound.add(formatIp(a.ip));
     for (const ip of snap.extraNodeIps) bound.add(formatIp(ip));

@@ -20,13 +20,14 @@ export default createRule({
       '',
       'Only checked when an ipset dump is part of the snapshot. One finding per missing set.',
     ].join('\n'),
+    requires: ['ipsets'],
+    relevant: (ctx) => ctx.tables.some((t) => t.table.chains.some((c) => c.rules.some((r) => r.matches.some((m) => m.kind === 'set')))),
     messages: {
       missing: 'set {{set}} is used by {{count}} but is not in the ipset dump',
     },
   },
   check(ctx) {
     const sets = ctx.snapshot.ipsetsByName;
-    if (ctx.snapshot.ipsets.length === 0) return;
     const users = new Map<string, Rule[]>();
     for (const { r } of allRules(ctx)) {
       for (const m of r.matches) {

@@ -22,6 +22,7 @@ import type { Resolution } from '../../../src/kube/types.js';
 import { parseDestination, type Destination } from '../../../src/trace/packet.js';
 import { tracePacket } from '../../../src/trace/trace.js';
 import type { Trace, Verdict } from '../../../src/trace/types.js';
+import { conditionText } from '../../../src/render/trace.js';
 import {
   binomialConsistent,
   chiSquareConsistent,
@@ -169,7 +170,7 @@ export function predictionOf(trace: Trace): Prediction {
     a.p += o.probability;
     if (o.masquerade) a.masq += o.probability;
     a.verdicts.add(o.verdict);
-    a.conditions.push(...o.conditions);
+    a.conditions.push(...o.conditions.map(conditionText));
     acc.set(key, a);
   }
   const outcomes: PredictedOutcome[] = [...acc.entries()].map(([key, a]) => ({

@@ -6,8 +6,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Cluster, NodeInfo, Service, ServicePortRef } from '../generate/cluster.js';
-import { writeBundle, type Mode } from '../generate/bundle.js';
+import type { Cluster, NodeInfo, Service, ServicePortRef } from './cluster.js';
+import { writeBundle, type Mode } from './bundle.js';
 
 /** The cluster as `node` (a name or index) sees it. Service order and sync order are kept. */
 export function nodeView(cluster: Cluster, node: string | number): Cluster {

@@ -1,0 +1,119 @@
+/**
+ * One klog line: the header `Lmmdd hh:mm:ss.uuuuuu threadid file:line] ` and its message, which is
+ * either free text (klog.Infof) or structured (klog.InfoS: `"msg" key="value" key=value key=<`).
+ * Also logrus lines (`time="…" level=warning msg="…"`), which old kube-proxy images printed
+ * from vendored libraries. Scanned by hand: the only nesting is Go's quoted-string escapes,
+ * and a lexer generator would add start-up cost for nothing.
+ */
+
+export type KlogLevel = 'I' | 'W' | 'E' | 'F';
+
+export interface KlogHeader {
+  readonly level: KlogLevel;
+  /** `MMDD`. */
+  readonly date: string;
+  /** `hh:mm:ss.uuuuuu`. */
+  readonly time: string;
+  readonly thread: number;
+  /** `proxier.go:1536`. */
+  readonly source: string;
+  /** Column (0-based, within the unwrapped body) where the message starts. */
+  readonly messageOffset: number;
+}
+
+const HEADER = /^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+(\d+) ([^\s\]]+:\d+)\] ?/;
+export const LOGRUS = /^time="([^"]*)" level=(\w+) msg=/;
+
+export function klogHeader(body: string): KlogHeader | undefined {
+  const m = HEADER.exec(body);
+  if (!m) return undefined;
+  return { level: m[1] as KlogLevel, date: m[2], time: m[3], thread: Number(m[4]), source: m[5], messageOffset: m[0].length };
+}
+
+/** A Go quoted string starting at `s[i] === '"'`: its value and the index after the closing quote. */
+export function readQuoted(s: string, i: number): { value: string; end: number } | undefined {
+  let out = '';
+  let j = i + 1;
+  while (j < s.length) {
+    const c = s[j];
+    if (c === '"') return { value: out, end: j + 1 };
+    if (c !== '\\') {
+      out += c;
+      j++;
+      continue;
+    }
+    const n = s[j + 1];
+    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', '"': '"', '\\': '\\', "'": "'", a: '\x07', b: '\b', f: '\f', v: '\v' };
+    if (n !== undefined && n in simple) {
+      out += simple[n];
+      j += 2;
+    } else if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(s.slice(j + 2, j + 4))) {
+      out += String.fromCharCode(parseInt(s.slice(j + 2, j + 4), 16));
+      j += 4;
+    } else if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(s.slice(j + 2, j + 6))) {
+      out += String.fromCharCode(parseInt(s.slice(j + 2, j + 6), 16));
+      j += 6;
+    } else {
+      out += c;
+      j++;
+    }
+  }
+  return undefined;
+}
+
+export interface KeyValue {
+  readonly key: string;
+  /** Decoded value; for a `key=<` block, filled in by the caller from the lines that follow. */
+  readonly value: string;
+  /** `key=<`: the value is the indented block on the following lines, ended by ` >`. */
+  readonly block: boolean;
+}
+
+export interface Structured {
+  readonly msg: string;
+  readonly pairs: readonly KeyValue[];
+}
+
+const KEY = /^\s+([A-Za-z_][\w.-]*)=/;
+
+/**
+ * `"msg" k="v" k=v k=<`: the structured form, or undefined when the message is free text
+ * (it does not start with a quoted string, or what follows is not key=value pairs).
+ */
+export function readStructured(message: string): Structured | undefined {
+  if (!message.startsWith('"')) return undefined;
+  const q = readQuoted(message, 0);
+  if (!q) return undefined;
+  const pairs: KeyValue[] = [];
+  let rest = message.slice(q.end);
+  while (rest.trim() !== '') {
+    const k = KEY.exec(rest);
+    if (!k) return undefined;
+    rest = rest.slice(k[0].length);
+    if (rest.startsWith('"')) {
+      const v = readQuoted(rest, 0);
+      if (!v) return undefined;
+      pairs.push({ key: k[1], value: v.value, block: false });
+      rest = rest.slice(v.end);
+    } else if (/^<\s*$/.test(rest)) {
+      pairs.push({ key: k[1], value: '', block: true });
+      rest = '';
+    } else {
+      // A bare value (number, bool, `[a b]`, `&{…}`) runs to the next ` key=` or the end.
+      const next = /\s+[A-Za-z_][\w.-]*=/.exec(rest);
+      const end = next ? next.index : rest.length;
+      pairs.push({ key: k[1], value: rest.slice(0, end), block: false });
+      rest = rest.slice(end);
+    }
+  }
+  return { msg: q.value, pairs };
+}
+
+/** `time="…" level=warning msg="…" k=v`: logrus' text format, read with the same key=value scanner. */
+export function readLogrus(body: string): { time: string; level: string; msg: string; pairs: readonly KeyValue[] } | undefined {
+  const m = LOGRUS.exec(body);
+  if (!m) return undefined;
+  const s = readStructured(body.slice(m[0].length));
+  if (!s) return undefined;
+  return { time: m[1], level: m[2], msg: s.msg, pairs: s.pairs };
+}

@@ -1,0 +1,129 @@
+/**
+ * kube-proxy's own account of a node: what its log says happened (typed events) and how it was
+ * configured (KubeProxyConfiguration). Plain data: the readers are src/extract/kube-proxy-*.ts,
+ * the judgements src/lint/rules/kube-proxy-*.ts.
+ */
+import type { Ruleset } from './netfilter.js';
+
+export type KubeProxyModeName = 'iptables' | 'ipvs' | 'nftables' | 'userspace' | 'kernelspace';
+
+/** Where an event was logged. */
+export interface LogPlace {
+  readonly file: string;
+  /** First and last line of the record in the file. */
+  readonly line: number;
+  readonly endLine: number;
+  /** The record's header line, as the file has it (for evidence; not yet made printable). */
+  readonly text: string;
+  /** klog `MMDD hh:mm:ss.uuuuuu` (or the logrus time). */
+  readonly time: string;
+  /** The wrapper's wall-clock time (journald, --timestamps, docker), when there is one. */
+  readonly wallTime?: string;
+  readonly level: 'I' | 'W' | 'E' | 'F';
+  /** The process (journald pid or klog thread id): a restart starts another. */
+  readonly pid?: number;
+}
+
+/**
+ * An iptables-restore payload kube-proxy logged (at -v=5 and up, or the lines around a failure).
+ * Its rules are numbered as iptables-restore numbers them: line 1 is the payload's first line,
+ * not the log's. `fileLines[n - 1]` is the log line that holds payload line n.
+ */
+export interface RestorePayload {
+  readonly file: string;
+  readonly ruleset: Ruleset;
+  readonly fileLines: readonly number[];
+  /** Payload line n → its text. */
+  readonly lines: readonly string[];
+  /** Only some lines were logged (an excerpt around a failure): absent lines are blank here. */
+  readonly excerpt: boolean;
+  readonly family: 4 | 6;
+  readonly at: LogPlace;
+}
+
+/** nft's echo of a failed command: `/dev/stdin:120:31-44: Error: …`, the command, a caret line. */
+export interface NftErrorEcho {
+  /** The transaction line nft names (`/dev/stdin:120`). */
+  readonly line: number;
+  readonly columns: { readonly from: number; readonly to: number };
+  readonly message: string;
+  /** The command nft echoed, and the text the carets underline. */
+  readonly command?: string;
+  readonly underlined?: string;
+  readonly table?: string;
+  readonly chain?: string;
+  /** The log line holding the error line. */
+  readonly fileLine: number;
+}
+
+export type KubeProxyEvent =
+  | { readonly kind: 'proxier'; readonly mode: KubeProxyModeName; readonly families: readonly (4 | 6)[]; readonly at: LogPlace }
+  | { readonly kind: 'mode-fallback'; readonly requested: KubeProxyModeName | 'unknown'; readonly reason: string; readonly at: LogPlace }
+  | { readonly kind: 'module-load-failed'; readonly module?: string; readonly reason: string; readonly at: LogPlace }
+  | {
+      readonly kind: 'sync-failed';
+      /** `iptables-restore`, `ip6tables-restore`, `nft`, `ipset`… */
+      readonly tool: string;
+      readonly family?: 4 | 6;
+      readonly exitStatus?: number;
+      /** The payload line the tool names (`line 12 failed`, `Error occurred at line: 12`, `/dev/stdin:12`). */
+      readonly failingLine?: number;
+      /**
+       * The payload rule the tool rejected: the named line when it is a rule, else (the tool named the
+       * table's COMMIT, as iptables-restore does for errors found at commit) the rule its message
+       * points at — the jump to the chain it says does not exist, the option it does not know.
+       */
+      readonly rejected?: { readonly line: number; readonly how: 'named' | 'missing-chain' | 'unknown-option'; readonly name?: string };
+      /** What the tool said (joined lines). */
+      readonly output: string;
+      /** The payload this failure is about: logged with it, or the last one logged before it by this process. */
+      readonly payload?: RestorePayload;
+      readonly nft?: NftErrorEcho;
+      readonly at: LogPlace;
+    }
+  | { readonly kind: 'sync-retry'; readonly retryIn?: string; readonly at: LogPlace }
+  | { readonly kind: 'port-closed'; readonly description: string; readonly service?: string; readonly port?: number; readonly protocol?: string; readonly at: LogPlace }
+  | { readonly kind: 'conntrack-cleared'; readonly text: string; readonly at: LogPlace }
+  | { readonly kind: 'config-warning'; readonly text: string; readonly field?: string; readonly at: LogPlace };
+
+export interface KubeProxyLog {
+  readonly file: string;
+  readonly events: readonly KubeProxyEvent[];
+  readonly payloads: readonly RestorePayload[];
+  /** Records read (every klog/logrus entry, whatever it says). */
+  readonly records: number;
+}
+
+export const syncFailures = (log: KubeProxyLog) => log.events.filter((e): e is Extract<KubeProxyEvent, { kind: 'sync-failed' }> => e.kind === 'sync-failed');
+
+/** One field of the configuration, where it was written. */
+export interface ConfigValue<T> {
+  readonly value: T;
+  readonly line: number;
+  /** The line as the file has it. */
+  readonly text: string;
+}
+
+/**
+ * The KubeProxyConfiguration fields kpx can check against the dumps (kubeproxy.config.k8s.io/v1alpha1).
+ * A field absent here was not set (kube-proxy uses its default).
+ */
+export interface KubeProxyConfig {
+  readonly file: string;
+  /** How it was given. */
+  readonly form: 'configmap' | 'config' | 'flags';
+  readonly mode?: ConfigValue<string>;
+  readonly clusterCIDR?: ConfigValue<readonly string[]>;
+  readonly masqueradeBit?: ConfigValue<number>;
+  readonly masqueradeAll?: ConfigValue<boolean>;
+  readonly nodePortAddresses?: ConfigValue<readonly string[]>;
+  readonly strictARP?: ConfigValue<boolean>;
+  readonly ipvsScheduler?: ConfigValue<string>;
+  readonly detectLocalMode?: ConfigValue<string>;
+  readonly localhostNodePorts?: ConfigValue<boolean>;
+  readonly conntrackMaxPerCore?: ConfigValue<number>;
+  /** Every field as written (dotted path → value text), for display. */
+  readonly fields: ReadonlyMap<string, ConfigValue<string>>;
+  /** Fields KubeProxyConfiguration does not have (kube-proxy's strict decoding rejects them). */
+  readonly unknownFields: readonly ConfigValue<string>[];
+}

@@ -1,0 +1,343 @@
+/**
+ * The chain machine: one walk of netfilter chains for every rule language. Frames (`jump`
+ * pushes, `goto` replaces, `return` and falling off a user chain pop), the base chain's policy,
+ * depth and branch limits, NAT and mark effects, and shares (statistic, numgen, IPVS weights)
+ * as branches live here, once. A dialect (iptables rules, nft rules) only says which rules a
+ * chain holds and what one rule does to a packet: a list of alternatives, each a share of the
+ * branch and the effects to apply in order.
+ */
+import { formatHostPort, formatIp, type Ip } from '../model/addr.js';
+import type { TraceContext } from './context.js';
+import type { PathState } from './match.js';
+import { conditionOf, type Question, type ScenarioRun } from './scenario.js';
+import type { Dialect, Share, TraceStep, UnknownReason } from './types.js';
+
+export interface Branch {
+  st: PathState;
+  /** Share of new connections on this branch (within its scenario). */
+  probability: number;
+  steps: TraceStep[];
+  /** A rule (not a policy) accepted or rewrote the packet somewhere. */
+  claimed: boolean;
+  masquerade: boolean;
+  snatTo?: string;
+  /** How the branch ended when it did not go on: dropped, rejected, or unknown. */
+  end?: { readonly verdict: 'DROP' | 'REJECT' } | { readonly verdict: 'UNKNOWN'; readonly reason: UnknownReason };
+}
+
+export function cloneBranch(b: Branch): Branch {
+  return { ...b, st: { ...b.st }, steps: [...b.steps] };
+}
+
+/** Where a step happened: the rule (or chain, virtual server) and its evidence. */
+export interface StepRef {
+  readonly dialect: Dialect;
+  readonly table: string;
+  readonly chain: string;
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly text?: string;
+}
+
+/** What a rule does, in order; the walk stops at the first terminal effect. */
+export type Effect =
+  | { readonly kind: 'mark'; readonly which: 'meta' | 'ct'; readonly value: number; readonly mask: number }
+  | { readonly kind: 'log'; readonly prefix?: string }
+  | { readonly kind: 'extension'; readonly name: string }
+  | { readonly kind: 'matched' }
+  | { readonly kind: 'nat-map-miss'; readonly nat: 'dnat' | 'snat' }
+  | { readonly kind: 'accept' | 'drop' | 'return' }
+  | { readonly kind: 'reject'; readonly with?: string }
+  | { readonly kind: 'jump' | 'goto'; readonly chain: string }
+  /** Destination NAT; `ip` undefined keeps the address (a port-only rewrite). */
+  | { readonly kind: 'dnat'; readonly ip?: Ip; readonly port?: number; readonly firstOfRange?: boolean }
+  | { readonly kind: 'redirect'; readonly port?: number; readonly ports?: string; readonly flags?: readonly string[] }
+  | { readonly kind: 'snat'; readonly to?: string; readonly flags: readonly string[] }
+  | { readonly kind: 'masquerade'; readonly flags: readonly string[] }
+  /** IPVS sends the packet to a real server (Masq rewrites the destination like DNAT). */
+  | { readonly kind: 'ipvs'; readonly ip: Ip; readonly address: string; readonly port?: number; readonly forward?: string; readonly weight?: number; readonly probability: number; readonly persistent?: number }
+  | { readonly kind: 'unknown'; readonly reason: UnknownReason };
+
+/** One way a rule can go for this packet: a share of the branch (1 when certain) and its effects. */
+export interface Alternative {
+  readonly share: number;
+  readonly note?: Share;
+  /** numgen values that no map element takes (the share that falls through). */
+  readonly missing?: { readonly values: number; readonly of: number };
+  /** Empty: the rule does not match on this share; the walk goes on with the next rule. */
+  readonly effects: readonly Effect[];
+}
+
+export const certain = (effects: readonly Effect[]): Alternative[] => [{ share: 1, effects }];
+export const noMatch: Alternative[] = [];
+
+/** A rule language: which rules a chain holds and what one of them does. */
+export interface ChainDialect<C, R> {
+  /** The chain a jump/goto names, or undefined when it is not in the evidence. */
+  findChain(name: string): C | undefined;
+  /** Rules to try, in order (a big dispatch chain may give only those that can match). */
+  rulesOf(c: C, st: PathState): readonly R[];
+  evaluate(c: C, rule: R, st: PathState, ask: (q: Question) => boolean): readonly Alternative[];
+  refOf(c: C, rule: R): StepRef;
+}
+
+/** The chain a walk starts in and what its end means. */
+export interface Entry<C> {
+  readonly chain: C;
+  readonly policy: 'ACCEPT' | 'DROP';
+  /** built-in (iptables), base (nft), or a dispatch chain started at because its hook is not in the evidence. */
+  readonly base: 'built-in' | 'base' | 'assumed-entry';
+  readonly policyRef: StepRef;
+}
+
+export interface WalkEnv {
+  readonly ctx: TraceContext;
+  readonly run: ScenarioRun;
+  /** Address a MASQUERADE picks: the route's preferred source, else the out interface's address. */
+  readonly masqSource: (st: PathState) => string | undefined;
+  /** Branches left to this run (shared by every walk of one trace run). */
+  readonly budget: { branches: number };
+}
+
+export type TableVerdict = 'accept' | 'drop' | 'reject' | 'unknown';
+
+export interface TableResult {
+  readonly branch: Branch;
+  readonly verdict: TableVerdict;
+}
+
+export const MAX_FRAMES = 64;
+export const MAX_BRANCHES = 4096;
+
+interface Frame<C, R> {
+  readonly chain: C;
+  readonly rules: readonly R[];
+  pos: number;
+}
+
+const stepAt = (ref: StepRef, share?: Share): Pick<TraceStep, 'dialect' | 'table' | 'chain' | 'rule' | 'file' | 'text' | 'share'> => ({
+  dialect: ref.dialect,
+  table: ref.table,
+  chain: ref.chain,
+  rule: ref.line,
+  file: ref.file,
+  ...(ref.text !== undefined ? { text: ref.text } : {}),
+  ...(share ? { share } : {}),
+});
+
+/** What applying one effect did to the walk. */
+type Flow = { readonly kind: 'next' } | { readonly kind: 'push' | 'goto'; readonly chain: string } | { readonly kind: 'pop' } | { readonly kind: 'end'; readonly verdict: TableVerdict };
+
+const hexMark = (n: number) => n >>> 0;
+
+/**
+ * Apply one effect to a branch, recording its step. Frame changes are returned for the walk to
+ * make; NAT, marks and ends are done here, for every dialect and for IPVS.
+ */
+export function applyEffect(b: Branch, e: Effect, ref: StepRef, share: Share | undefined, env: Pick<WalkEnv, 'masqSource'>): Flow {
+  const at = stepAt(ref, share);
+  switch (e.kind) {
+    case 'mark': {
+      const before = e.which === 'ct' ? b.st.connmark : b.st.mark;
+      const after = hexMark((before & ~e.mask) ^ e.value);
+      if (e.which === 'ct') b.st.connmark = after;
+      else b.st.mark = after;
+      b.steps.push({ ...at, code: 'mark', which: e.which, before, after });
+      return { kind: 'next' };
+    }
+    case 'log':
+      b.steps.push({ ...at, code: 'log', ...(e.prefix !== undefined ? { prefix: e.prefix } : {}) });
+      return { kind: 'next' };
+    case 'extension':
+      b.steps.push({ ...at, code: 'extension', name: e.name });
+      return { kind: 'next' };
+    case 'matched':
+      b.steps.push({ ...at, code: 'matched' });
+      return { kind: 'next' };
+    case 'nat-map-miss':
+      b.steps.push({ ...at, code: 'nat-map-miss', nat: e.nat });
+      return { kind: 'next' };
+    case 'accept':
+      b.steps.push({ ...at, code: 'accept' });
+      b.claimed = true;
+      return { kind: 'end', verdict: 'accept' };
+    case 'drop':
+      b.steps.push({ ...at, code: 'drop' });
+      return { kind: 'end', verdict: 'drop' };
+    case 'reject':
+      b.steps.push({ ...at, code: 'reject', ...(e.with !== undefined ? { with: e.with } : {}) });
+      return { kind: 'end', verdict: 'reject' };
+    case 'return':
+      b.steps.push({ ...at, code: 'return' });
+      return { kind: 'pop' };
+    case 'jump':
+    case 'goto':
+      // The step is recorded by the walk, which knows whether the chain exists.
+      return { kind: e.kind === 'jump' ? 'push' : 'goto', chain: e.chain };
+    case 'dnat': {
+      if (e.ip && e.ip.family === b.st.family) b.st.dst = e.ip;
+      if (e.port !== undefined) b.st.dport = e.port;
+      b.st.dnatDone = true;
+      b.claimed = true;
+      b.steps.push({ ...at, code: 'dnat', to: formatHostPort(formatIp(b.st.dst), b.st.dport), ...(e.firstOfRange ? { firstOfRange: true } : {}) });
+      return { kind: 'end', verdict: 'accept' };
+    }
+    case 'redirect': {
+      if (e.port !== undefined) b.st.dport = e.port;
+      b.st.dnatDone = true;
+      b.claimed = true;
+      b.steps.push({ ...at, code: 'redirect', to: formatHostPort(formatIp(b.st.dst), b.st.dport), ...(e.ports !== undefined ? { ports: e.ports } : {}), ...(e.flags?.length ? { flags: e.flags } : {}) });
+      return { kind: 'end', verdict: 'accept' };
+    }
+    case 'snat':
+    case 'masquerade': {
+      // Source NAT changes who the packet is from, not where it goes: reported as masquerade, not as a claim.
+      b.st.snatDone = true;
+      b.masquerade = true;
+      const to = e.kind === 'snat' ? e.to : env.masqSource(b.st);
+      if (to) b.snatTo = to;
+      b.steps.push({ ...at, code: e.kind, ...(to ? { to } : {}), flags: e.flags });
+      return { kind: 'end', verdict: 'accept' };
+    }
+    case 'ipvs': {
+      b.st.dst = e.ip;
+      if (e.port !== undefined) b.st.dport = e.port;
+      b.st.dnatDone = e.forward === undefined || e.forward === 'Masq';
+      b.claimed = true;
+      b.steps.push({
+        ...at,
+        code: 'ipvs-real-server',
+        forward: e.forward ?? 'Masq',
+        address: e.address,
+        ...(e.port !== undefined ? { port: e.port } : {}),
+        ...(e.weight !== undefined ? { weight: e.weight } : {}),
+        probability: e.probability,
+        ...(e.persistent !== undefined ? { persistent: e.persistent } : {}),
+      });
+      return { kind: 'end', verdict: 'accept' };
+    }
+    case 'unknown':
+      b.steps.push({ ...at, code: 'unknown', reason: e.reason });
+      b.end = { verdict: 'UNKNOWN', reason: e.reason };
+      return { kind: 'end', verdict: 'unknown' };
+  }
+}
+
+/**
+ * Split a branch over a rule's alternatives: each gets its share of the probability (the first
+ * reuses the branch itself). A share of 0 is dropped: nothing takes that road.
+ */
+export function splitBranch(b: Branch, alternatives: readonly Alternative[], budget: { branches: number }): { branch: Branch; alt: Alternative }[] {
+  if (alternatives.length === 1 && alternatives[0].share === 1) return [{ branch: b, alt: alternatives[0] }];
+  const out: { branch: Branch; alt: Alternative }[] = [];
+  const live = alternatives.filter((a) => a.share > 0);
+  live.forEach((alt, i) => {
+    const nb = i === live.length - 1 ? b : cloneBranch(b);
+    nb.probability *= alt.share;
+    if (i > 0) budget.branches--;
+    out.push({ branch: nb, alt });
+  });
+  return out;
+}
+
+/** Walk one base chain (and every chain it reaches) for a branch; one result per branch that leaves it. */
+export function walkChain<C, R>(d: ChainDialect<C, R>, entry: Entry<C>, start: Branch, env: WalkEnv): TableResult[] {
+  const results: TableResult[] = [];
+  /** A branch, its frames, and the alternative of the last rule it still has to apply (after a split). */
+  type Work = { b: Branch; stack: Frame<C, R>[]; pending?: { alt: Alternative; ref: StepRef } };
+  const frame = (c: C, st: PathState): Frame<C, R> => ({ chain: c, rules: d.rulesOf(c, st), pos: 0 });
+  const work: Work[] = [{ b: start, stack: [frame(entry.chain, start.st)] }];
+
+  const policy = (w: Work) => {
+    w.b.steps.push({ ...stepAt(entry.policyRef), code: 'policy', policy: entry.policy, base: entry.base });
+    results.push({ branch: w.b, verdict: entry.policy === 'DROP' ? 'drop' : 'accept' });
+  };
+  const unknown = (w: Work, ref: StepRef, reason: UnknownReason) => {
+    applyEffect(w.b, { kind: 'unknown', reason }, ref, undefined, env);
+    results.push({ branch: w.b, verdict: 'unknown' });
+  };
+
+  /** Apply an alternative's effects; 'over' when the branch left the chain. */
+  const runAlternative = (w: Work, alt: Alternative, ref: StepRef): 'over' | 'on' => {
+    if (alt.effects.length === 0) {
+      if (alt.note?.kind === 'statistic' || alt.note?.kind === 'numgen') w.b.steps.push({ ...stepAt(ref), code: 'not-taken', probability: alt.share, ...(alt.missing ? { missing: alt.missing } : {}) });
+      return 'on';
+    }
+    const last = alt.effects.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const share = i === last ? alt.note : undefined;
+      const flow = applyEffect(w.b, alt.effects[i], ref, share, env);
+      switch (flow.kind) {
+        case 'next':
+          continue;
+        case 'end':
+          results.push({ branch: w.b, verdict: flow.verdict });
+          return 'over';
+        case 'pop':
+          w.stack.pop();
+          if (w.stack.length === 0) {
+            policy(w);
+            return 'over';
+          }
+          return 'on';
+        case 'push':
+        case 'goto': {
+          const via = flow.kind === 'push' ? 'jump' : 'goto';
+          w.b.steps.push({ ...stepAt(ref, share), code: via, target: flow.chain });
+          const target = d.findChain(flow.chain);
+          if (target === undefined) {
+            // A chain the evidence does not hold (cut out of a paste): what it does is unknown.
+            unknown(w, ref, { code: 'chain-missing', chain: flow.chain, via });
+            return 'over';
+          }
+          if (w.stack.length >= MAX_FRAMES) {
+            unknown(w, ref, { code: 'too-deep', limit: MAX_FRAMES });
+            return 'over';
+          }
+          const f = frame(target, w.b.st);
+          if (via === 'goto') w.stack[w.stack.length - 1] = f;
+          else w.stack.push(f);
+          return 'on';
+        }
+      }
+    }
+    return 'on';
+  };
+
+  while (work.length > 0) {
+    const w = work.pop()!;
+    if (w.pending && runAlternative(w, w.pending.alt, w.pending.ref) === 'over') continue;
+    for (;;) {
+      const top = w.stack[w.stack.length - 1];
+      const rule = top?.rules[top.pos++];
+      if (rule === undefined) {
+        w.stack.pop();
+        if (w.stack.length === 0) {
+          policy(w);
+          break;
+        }
+        continue;
+      }
+      const ref = d.refOf(top.chain, rule);
+      const asked: { q: Question; holds: boolean }[] = [];
+      const alternatives = d.evaluate(top.chain, rule, w.b.st, (q) => {
+        const holds = env.run.answer(q);
+        asked.push({ q, holds });
+        return holds;
+      });
+      // Every undecided match this rule met is on the path: its answer is the scenario's condition.
+      for (const a of asked) w.b.steps.push({ ...stepAt(ref), code: 'assumed', condition: conditionOf({ question: a.q, holds: a.holds }) });
+      if (alternatives.length === 0) continue;
+      if (alternatives.length > 1 && env.budget.branches < alternatives.length) {
+        unknown(w, ref, { code: 'too-many-branches', limit: MAX_BRANCHES });
+        break;
+      }
+      const parts = splitBranch(w.b, alternatives, env.budget);
+      if (parts.length === 0) break; // every share was 0: nothing takes this road
+      // The other parts resume at the next rule of a copy of this frame stack, after their own effects.
+      for (const p of parts.slice(0, -1)) work.push({ b: p.branch, stack: w.stack.map((f) => ({ ...f })), pending: { alt: p.alt, ref } });
+      if (runAlternative(w, parts[parts.length - 1].alt, ref) === 'over') break;
+    }
+  }
+  return results;
+}
