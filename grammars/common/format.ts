@@ -27,6 +27,11 @@ export interface ParsedInput<T = unknown> {
   readonly file: string;
   readonly data: T;
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The input's form when a format has several (`transaction`: `nft -f` input, commands to be
+   * applied, not a listing). `kpx inspect` shows it beside the format.
+   */
+  readonly variant?: string;
   /** Human-meaningful counts for `kpx inspect` (tables, chains, rules, sets, members, …). */
   readonly counts: Readonly<Record<string, number>>;
 }

@@ -148,8 +148,49 @@ export interface SynUnsupported {
   readonly reason: string;
 }
 
+/** Verbs of `nft -f` input (nftables src/parser_bison.y base_cmd). */
+export type SynCommandVerb = 'add' | 'create' | 'insert' | 'replace' | 'delete' | 'destroy' | 'flush';
+export type SynCommandObject = 'table' | 'chain' | 'rule' | 'set' | 'map' | 'element' | 'ruleset';
+
+/**
+ * One command of the `nft -f` transaction form (`add chain ip kube-proxy services`), or a
+ * `table F N { … }` block met among commands (`block`: nft adds its objects like `add`).
+ */
+export interface SynCommand {
+  readonly verb: SynCommandVerb;
+  readonly object: SynCommandObject | 'block';
+  /** `ip` when the command names none (nft's default family). */
+  readonly family: string;
+  readonly table?: string;
+  /** Chain of a rule command; chain/set/map name of the other commands. */
+  readonly name?: string;
+  /** `handle N` naming the object (delete/replace rule, delete chain/set/table by handle). */
+  readonly handle?: number;
+  /** Where `add`/`insert rule` places the rule: after/before handle N or index N. */
+  readonly position?: { readonly by: 'handle' | 'index'; readonly value: number };
+  /** Table properties of `add table … { comment "…" ; flags … ; }`. */
+  readonly tableSpec?: { readonly comment?: string; readonly flags: readonly string[] };
+  /** Chain properties (type/hook/priority/policy/comment) of `add chain … { … }`; rules empty. */
+  readonly chain?: SynChain;
+  /** Set or map properties (and `elements = { … }`) of `add set|map … { … }`. */
+  readonly set?: SynSet;
+  readonly rule?: SynRule;
+  readonly elements?: readonly SynElement[];
+  /** The block of a `block` command. */
+  readonly block?: SynTable;
+  readonly line: number;
+  readonly column: number;
+  /** Column of the word naming the object (where nft points its errors). */
+  readonly nameColumn: number;
+}
+
 export interface SynDocument {
   readonly tables: readonly SynTable[];
+  /**
+   * Present when the input is the `nft -f` transaction form: its commands (and table blocks)
+   * in input order, to be applied in turn. A plain listing has none.
+   */
+  readonly commands?: readonly SynCommand[];
   readonly unsupported: readonly SynUnsupported[];
   /** Tables named by `# Warning: table F N is managed by iptables-nft, do not touch!` lines. */
   readonly iptablesNftWarnings: readonly { readonly family: string; readonly name: string; readonly line: number }[];

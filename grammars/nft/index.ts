@@ -9,9 +9,11 @@
 import type { IToken } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
-import type { SynChain, SynDocument, SynElement, SynSet, SynTable, SynUnsupported } from './ast.js';
+import type { SynChain, SynCommand, SynCommandVerb, SynDocument, SynSet, SynTable, SynUnsupported } from './ast.js';
 import { braceBalance, isToken, lexLine, parseAtoms, type Atom, type TokenAtom } from './parser.js';
-import { atomsText, classifyRule, dotParts, parseGroupElements, type RuleProblem } from './rule.js';
+import { classifyRule, type RuleProblem } from './rule.js';
+import { parseChainSpec, parseSetProperty } from './properties.js';
+import { COMMAND_VERBS, OTHER_VERBS, parseCommand } from './transaction.js';
 
 export type * from './ast.js';
 
@@ -50,15 +52,22 @@ function significant(tokens: readonly IToken[]): { toks: IToken[]; handle?: numb
 }
 
 /** `table F N {`, `chain N {`, `set N {`, `ct helper N {`… → header words (without `{`). */
-function openerWords(tokens: readonly IToken[]): { words: string[]; handle?: number } | undefined {
+function openerWords(tokens: readonly IToken[]): { words: string[]; handle?: number; verb?: 'add' | 'create' } | undefined {
   const { toks, handle } = significant(tokens);
   if (toks.length < 2 || !isToken(toks[toks.length - 1], 'lcurly')) return undefined;
   const head = toks.slice(0, -1);
   if (head.some((t) => isToken(t, 'lcurly') || isToken(t, 'rcurly'))) return undefined;
-  const first = head[0]?.image;
+  let first = head[0]?.image;
+  // `add table ip t {` / `create table ip t {` over several lines: a table block with a verb.
+  let verb: 'add' | 'create' | undefined;
+  if ((first === 'add' || first === 'create') && head[1]?.image === 'table') {
+    verb = first;
+    head.shift();
+    first = 'table';
+  }
   if (first !== 'table' && !OBJECT_KEYWORDS.has(first ?? '')) return undefined;
   const words = head.map((t) => (t.image.startsWith('"') && t.image.endsWith('"') && t.image.length >= 2 ? t.image.slice(1, -1) : t.image));
-  return handle !== undefined ? { words, handle } : { words };
+  return { words, ...(handle !== undefined ? { handle } : {}), ...(verb ? { verb } : {}) };
 }
 
 function isCloser(tokens: readonly IToken[]): boolean {
@@ -77,6 +86,8 @@ function indentWidth(line: string): number {
   return w;
 }
 
+const COMMAND_START = /^\s*(add|create|insert|replace|delete|destroy|flush|list|reset|rename|table)\s/;
+
 function looksLikeStructure(line: string): boolean {
   const t = line.trim();
   return t === '}' || /^(table|chain|set|map)\s+\S.*\{\s*(#.*)?$/.test(t);
@@ -90,6 +101,9 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
   const warnings: { family: string; name: string; line: number }[] = [];
   const tables: MutTable[] = [];
   const stack: Frame[] = [];
+  /** Commands and top-level table blocks in input order (kept only if there is a command). */
+  const commands: SynCommand[] = [];
+  let hasCommand = false;
   let implicit: MutTable | undefined;
 
   const diag = (sev: 'error' | 'warning' | 'info', code: string, msg: string, line: number, column: number, extra?: { expected?: string; found?: string }) =>
@@ -168,11 +182,15 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
     let lexed = lexLine(raw);
     const opener = openerWords(lexed.tokens);
     let endI = i;
+    const isCommand = !opener && stack.length === 0 && lexed.tokens.length > 0 && (COMMAND_VERBS.has(lexed.tokens[0].image) || OTHER_VERBS.has(lexed.tokens[0].image));
     if (!opener) {
-      // nft wraps only inside `{ … }` and indents continuation lines deeper than the statement
+      // nft wraps only inside `{ … }` and indents continuation lines deeper than the statement;
+      // a command's `{ … }` may go on over lines at any indentation (until the next command).
       let bal = braceBalance(lexed.tokens);
       const indent = indentWidth(raw);
-      while (bal > 0 && endI + 1 < lines.length && lines[endI + 1].trim() !== '' && indentWidth(lines[endI + 1]) > indent && !looksLikeStructure(lines[endI + 1])) {
+      const continues = (next: string) =>
+        isCommand ? !COMMAND_START.test(next) : next.trim() !== '' && indentWidth(next) > indent && !looksLikeStructure(next);
+      while (bal > 0 && endI + 1 < lines.length && continues(lines[endI + 1])) {
         endI++;
         bal += braceBalance(lexLine(lines[endI]).tokens);
       }
@@ -212,6 +230,9 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
         if (opener.handle !== undefined) table.handle = opener.handle;
         tables.push(table);
         stack.push({ kind: 'table', table });
+        if (opener.verb) hasCommand = true;
+        const verb: SynCommandVerb = opener.verb ?? 'add';
+        commands.push({ verb, object: 'block', family, table: name, block: table, line: lineNo, column: raw.search(/\S/) + 1, nameColumn: raw.search(/\S/) + 1 });
         continue;
       }
       if (top && top.kind === 'other') {
@@ -243,9 +264,26 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
     // ---- statement lines
     const firstTok = lexed.tokens[0];
     const column = firstTok?.startColumn ?? raw.search(/\S/) + 1;
+    if (!top && isCommand) {
+      hasCommand = true;
+      const atoms = atomsOf(lexed.tokens, lexed.problems, lineNo);
+      const problems: RuleProblem[] = [];
+      const r = parseCommand(atoms, raw, lineNo, problems);
+      problems.forEach(fromProblem);
+      if (r.kind === 'command') commands.push(r.command);
+      else {
+        keep(lineNo, logicalRaw, r.kind === 'ignored' ? `command not applied: ${r.verb} ${r.object}` : 'command nft would refuse');
+        if (r.kind === 'ignored') {
+          const changes = r.verb === 'reset' || r.verb === 'rename' || r.verb === 'import' || r.object !== '' && !['list', 'describe', 'monitor', 'export', 'get'].includes(r.verb);
+          diag(changes ? 'warning' : 'info', 'nft/command-not-applied', `\`${r.verb} ${r.object}\` is not applied by kpx${changes ? ': the model may differ from what nft makes of this input' : ' (it does not change the ruleset)'}`, lineNo, column, { found: printable(trimmed, 40) });
+        }
+      }
+      continue;
+    }
     if (!top) {
       keep(lineNo, logicalRaw, 'outside any table or chain');
-      diag('error', 'parse/unexpected-line', 'expected `table`, `chain`, `set` or `map`', lineNo, column, { expected: 'table | chain | set | map', found: printable(trimmed, 40) });
+      if (hasCommand) diag('error', 'parse/unexpected-line', 'expected an nft command (add, create, insert, replace, delete, destroy, flush) or `table`', lineNo, column, { expected: 'add | create | insert | replace | delete | destroy | flush | table', found: printable(trimmed, 40) });
+      else diag('error', 'parse/unexpected-line', 'expected `table`, `chain`, `set` or `map`', lineNo, column, { expected: 'table | chain | set | map', found: printable(trimmed, 40) });
       continue;
     }
     if (top.kind === 'other') {
@@ -305,125 +343,6 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
   }
   if (implicit) implicit.endLine = lines.length;
 
-  return { doc: { tables, unsupported, iptablesNftWarnings: warnings }, diagnostics };
-}
-
-function parseChainSpec(atoms: readonly Atom[], chain: Mut<SynChain>, line: number, problems: RuleProblem[]): void {
-  let k = 0;
-  const word = (n: number) => (atoms[n] && (atoms[n].t === 'word' || atoms[n].t === 'string') ? (atoms[n] as TokenAtom).text : undefined);
-  const err = (n: number, message: string, expected: string) => {
-    const a = atoms[n] ?? atoms[atoms.length - 1];
-    problems.push({ severity: 'error', code: 'parse/unexpected-token', line: line + (a?.line ?? 0), column: a ? a.column : 1, message, expected, found: atoms[n] ? atomsText([atoms[n]]) : 'end of line' });
-  };
-  while (k < atoms.length) {
-    const a = atoms[k];
-    if (a.t === 'op' && a.text === ';') {
-      k++;
-      continue;
-    }
-    const w = word(k);
-    if (w === 'type' || w === 'hook' || w === 'policy' || w === 'device') {
-      const v = word(k + 1);
-      if (v === undefined) {
-        err(k + 1, `expected a value after ${w}`, 'name');
-        k++;
-        continue;
-      }
-      chain[w === 'device' ? 'device' : w] = v;
-      k += 2;
-    } else if (w === 'devices') {
-      k++;
-      if (atoms[k]?.t === 'op' && (atoms[k] as TokenAtom).text === '=') k++;
-      const g = atoms[k];
-      if (g && g.t === 'group') {
-        chain.device = parseGroupElements(g, line, problems)
-          .map((e: SynElement) => e.key.join('.'))
-          .join(',');
-        k++;
-      } else err(k, 'expected { devices } after devices =', '{');
-    } else if (w === 'priority') {
-      k++;
-      const parts: string[] = [];
-      const base = word(k);
-      if (base === undefined) {
-        err(k, 'expected a priority', 'number or name');
-        continue;
-      }
-      parts.push(base);
-      k++;
-      let offset = 0;
-      const sign = atoms[k];
-      if (sign && ((sign.t === 'op' && sign.text === '-') || (sign.t === 'word' && sign.text === '+')) && /^\d+$/.test(word(k + 1) ?? '')) {
-        offset = (sign.text === '-' ? -1 : 1) * Number(word(k + 1));
-        parts.push(sign.text, word(k + 1)!);
-        k += 2;
-      }
-      chain.priorityText = parts.join(' ');
-      chain.priorityBase = base;
-      chain.priorityOffset = offset;
-    } else {
-      err(k, `unexpected ${JSON.stringify(atomsText([a]))} in chain declaration`, 'type | hook | device | priority | policy');
-      k++;
-    }
-  }
-}
-
-function parseSetProperty(atoms: readonly Atom[], set: Mut<SynSet>, line: number, problems: RuleProblem[]): boolean {
-  const list = atoms.filter((a) => !(a.t === 'op' && a.text === ';') && a.t !== 'handle' && a.t !== 'comment');
-  const w0 = list[0]?.t === 'word' ? (list[0] as TokenAtom).text : undefined;
-  const rest = list.slice(1);
-  const v1 = rest[0] && rest[0].t !== 'group' ? (rest[0] as TokenAtom).text : undefined;
-  switch (w0) {
-    case 'type':
-    case 'typeof': {
-      const colon = rest.findIndex((a) => a.t === 'op' && a.text === ':');
-      const keyAtoms = colon >= 0 ? rest.slice(0, colon) : rest;
-      const valueAtoms = colon >= 0 ? rest.slice(colon + 1) : [];
-      set.keyType = dotParts(keyAtoms);
-      if (w0 === 'typeof') set.typeof = atomsText(keyAtoms);
-      if (valueAtoms.length) set.valueType = dotParts(valueAtoms).join(' . ');
-      return keyAtoms.length > 0;
-    }
-    case 'flags':
-      if (v1 === undefined) return false;
-      set.flags.push(...rest.map((a) => atomsText([a])).join(',').split(',').filter(Boolean));
-      return true;
-    case 'timeout':
-      if (v1 === undefined) return false;
-      set.timeout = v1;
-      return true;
-    case 'gc-interval':
-      if (v1 === undefined) return false;
-      set.gcInterval = v1;
-      return true;
-    case 'size':
-      if (v1 === undefined || !/^\d+$/.test(v1)) return false;
-      set.size = Number(v1);
-      return true;
-    case 'counter':
-      set.counter = true;
-      return true;
-    case 'policy':
-      if (v1 === undefined) return false;
-      set.policy = v1;
-      return true;
-    case 'auto-merge':
-      set.flags.push('auto-merge');
-      return true;
-    case 'comment':
-      if (v1 === undefined) return false;
-      set.comment = v1;
-      return true;
-    case 'elements': {
-      const g = rest.find((a) => a.t === 'group');
-      if (!g || g.t !== 'group') {
-        problems.push({ severity: 'error', code: 'parse/unexpected-token', line, column: list[0].column, message: 'expected `= { … }` after elements', expected: '{', found: 'end of line' });
-        return true;
-      }
-      set.elements.push(...parseGroupElements(g, line, problems));
-      return true;
-    }
-    default:
-      return false;
-  }
+  const doc: SynDocument = hasCommand ? { tables, commands, unsupported, iptablesNftWarnings: warnings } : { tables, unsupported, iptablesNftWarnings: warnings };
+  return { doc, diagnostics };
 }

@@ -4,6 +4,7 @@
 import { parseNftSyntax, type SynDocument, type SynExpr, type SynTable } from '../../grammars/nft/index.js';
 import { parseNftJsonSyntax } from '../../grammars/nft/json.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
+import { applyTransaction } from './nft-transaction.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { standardPriority, type NftChain, type NftExpr, type NftRuleset, type NftTable } from '../model/nft.js';
 
@@ -13,15 +14,30 @@ const IPTABLES_TABLES = new Set(['filter', 'nat', 'mangle', 'raw', 'security']);
 /** Chain names only iptables-based tools create (kube-proxy iptables mode, Docker, Calico iptables). */
 const IPTABLES_CHAIN = /^(KUBE-|DOCKER|cali-|CILIUM_|FLANNEL-)/;
 
-function looksIptablesNft(t: SynTable, warned: boolean): boolean {
+type TableShape = Pick<SynTable, 'name' | 'implicit'> & { readonly chains: readonly { readonly name: string; readonly rules: readonly { readonly exprs: readonly SynExpr[] }[] }[] };
+
+function looksIptablesNft(t: TableShape, warned: boolean): boolean {
   if (warned) return true;
   if (t.chains.some((c) => c.rules.some((r) => r.exprs.some((e) => e.kind === 'xt')))) return true;
   if (t.chains.some((c) => IPTABLES_CHAIN.test(c.name))) return true;
   return (t.implicit || IPTABLES_TABLES.has(t.name)) && t.chains.some((c) => IPTABLES_BUILTINS.has(c.name));
 }
 
-/** Syntax → model. Expression shapes are shared (structurally checked here). */
-export function toRuleset(doc: SynDocument, file: string): NftRuleset {
+/**
+ * Syntax → model. Expression shapes are shared (structurally checked here). A transaction
+ * (`nft -f` input) is applied command by command (./nft-transaction.ts); its refusals are
+ * added to `diagnostics`.
+ */
+export function toRuleset(doc: SynDocument, file: string, diagnostics: Diagnostic[] = []): NftRuleset {
+  if (doc.commands) {
+    const applied = applyTransaction(doc, file);
+    diagnostics.push(...applied.diagnostics);
+    const tables = applied.tables.map((t): NftTable => {
+      const warned = doc.iptablesNftWarnings.some((w) => w.family === t.family && w.name === t.name);
+      return { ...t, file, fromIptablesNft: looksIptablesNft({ ...t, implicit: false }, warned) };
+    });
+    return { tables, unsupported: doc.unsupported };
+  }
   const tables: NftTable[] = doc.tables.map((t) => {
     const warned = doc.iptablesNftWarnings.some((w) => w.family === t.family && w.name === t.name);
     const chains: NftChain[] = t.chains.map((c) => {
@@ -64,8 +80,12 @@ export function countsOf(r: NftRuleset): Record<string, number> {
 function safe(format: 'nft' | 'nft-json', file: string, run: () => { doc: SynDocument; diagnostics: Diagnostic[] }): ParsedInput<NftRuleset> {
   try {
     const { doc, diagnostics } = run();
-    const data = toRuleset(doc, file);
-    return { format, file, data, diagnostics, counts: countsOf(data) };
+    const data = toRuleset(doc, file, diagnostics);
+    if (!doc.commands) return { format, file, data, diagnostics, counts: countsOf(data) };
+    // `nft -f` input: what it holds once applied, and how many commands it took.
+    diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
+    const counts = { commands: doc.commands.length, ...countsOf(data) };
+    return { format, file, data, diagnostics, counts, variant: 'transaction' };
   } catch (e) {
     const data: NftRuleset = { tables: [], unsupported: [] };
     return {

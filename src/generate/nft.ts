@@ -1,8 +1,9 @@
 /**
  * kube-proxy nftables mode (≥1.31 layout: service-endpoints-check, nodeport-endpoints-check,
  * cluster-ips-check, filter-output-post-dnat) for the generated cluster, in two forms:
- *  - `nftScript()`: the `nft -f` transaction kube-proxy's first full sync would run (knftables
- *    style `add …` lines, minus the flush/delete no-ops of an empty table);
+ *  - `nftScript()`: the `nft -f` transaction kube-proxy's first full sync runs (knftables
+ *    style: `add` then `flush` of every chain it ensures, `add`+`flush` (or `add`+`delete`) of
+ *    nodeport-ips, `flush` of the dispatch maps before their elements are written);
  *  - `nftListing()`: what `nft list table ip kube-proxy` (nftables 1.0.6) prints once it is loaded.
  * Source: kubernetes pkg/proxy/nftables/proxier.go (setupNFTables, syncProxyRules,
  * writeServiceToEndpointRules); listing layout from nftables src/rule.c and observed output.
@@ -124,7 +125,9 @@ function buildModel(cluster: Cluster, options: NftOptions): NftModel {
     const c = { name, head, rules: [] as string[], script: scriptExtra };
     chains.set(name, c);
     m.chains.push(c);
+    // ensureChain(): add, then flush whatever an earlier sync left in it.
     s(`add chain ${T} ${name}${scriptExtra}`);
+    s(`flush chain ${T} ${name}`);
   };
   const rule = (chain: string, text: string, listed: string = text) => {
     chains.get(chain)!.rules.push(listed);
@@ -174,7 +177,12 @@ function buildModel(cluster: Cluster, options: NftOptions): NftModel {
   const primary = (options.nodePortAddresses ?? 'primary') === 'primary';
   if (primary) {
     addSet('nodeport-ips', false, `type ${addr}`, ['comment "IPs that accept NodePort traffic"'], `type ${addr} ; comment "IPs that accept NodePort traffic" ;`);
+    s(`flush set ${T} nodeport-ips`);
     element('nodeport-ips', { key: [cluster.node.ip] });
+  } else {
+    // "add+delete rather than just delete": deleting a set that may not exist would fail.
+    s(`add set ${T} nodeport-ips { type ${addr} ; comment "IPs that accept NodePort traffic" ; }`);
+    s(`delete set ${T} nodeport-ips`);
   }
   addSet('no-endpoint-services', true, `type ${addr} . inet_proto . inet_service : verdict`, ['comment "vmap to drop or reject packets to services with no endpoints"'], `type ${addr} . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ;`);
   addSet('no-endpoint-nodeports', true, 'type inet_proto . inet_service : verdict', ['comment "vmap to drop or reject packets to service nodeports with no endpoints"'], 'type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ;');
@@ -192,6 +200,8 @@ function buildModel(cluster: Cluster, options: NftOptions): NftModel {
   if (primary) rule('services', `${ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`);
   else rule('services', `fib daddr type local ${noLocalhost} meta l4proto . th dport vmap @service-nodeports`);
 
+  // "We currently fully-rebuild our sets and maps on each resync."
+  for (const name of ['cluster-ips', 'firewall-ips', 'no-endpoint-services', 'no-endpoint-nodeports', 'service-ips', 'service-nodeports']) s(`flush ${sets.get(name)!.map ? 'map' : 'set'} ${T} ${name}`);
   const clusterIPsSeen = new Set<string>();
   for (const ref of cluster.syncOrder) writeServicePort(cluster, planPort(cluster, ref.service, ref.port), { addChain, rule, addSet, element, clusterIPsSeen, ipX, addr });
   return m;

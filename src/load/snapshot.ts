@@ -91,7 +91,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {
-    const variant = variants.get(f);
+    const variant = variants.get(f) ?? f.parsed?.variant;
     return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
   });
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
