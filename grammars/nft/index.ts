@@ -9,13 +9,13 @@
 import type { IToken } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
-import type { SynChain, SynCommand, SynCommandVerb, SynDocument, SynSet, SynTable, SynUnsupported } from './ast.js';
+import type { SynChain, SynCommand, SynCommandVerb, SynDocument, SynSet, SynTable, SynUnsupported } from '../common/nft-syntax.js';
 import { braceBalance, isToken, lexLine, parseAtoms, type Atom, type TokenAtom } from './parser.js';
 import { classifyRule, type RuleProblem } from './rule.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
 import { COMMAND_VERBS, OTHER_VERBS, parseCommand } from './transaction.js';
 
-export type * from './ast.js';
+export type * from '../common/nft-syntax.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 

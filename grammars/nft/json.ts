@@ -4,7 +4,7 @@
  * starts (nft prints everything on one line, so usually line 1 with distinct columns).
  */
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
-import { formatNftTime } from './ast.js';
+import { formatNftTime } from '../common/nft-syntax.js';
 import type {
   SynChain,
   SynDocument,
@@ -20,7 +20,7 @@ import type {
   SynValue,
   SynVerdictName,
   SynBinaryOp,
-} from './ast.js';
+} from '../common/nft-syntax.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;

@@ -2,7 +2,7 @@
  * Chain and set/map properties, as nft lists them inside `chain … {` / `set … {` and as the
  * transaction form writes them inside `add chain … { … }` / `add set … { … }`.
  */
-import type { SynChain, SynElement, SynSet } from './ast.js';
+import type { SynChain, SynElement, SynSet } from '../common/nft-syntax.js';
 import type { Atom, TokenAtom } from './parser.js';
 import { atomsText, dotParts, parseGroupElements, type RuleProblem } from './rule.js';
 

@@ -1,10 +1,10 @@
 /**
  * The meaning of an nft statement line: atoms (./parser.ts) → expressions and statements
- * (./ast.ts). Recursive descent over the atoms with nft's selector vocabulary (nftables
+ * (../common/nft-syntax.ts). Recursive descent over the atoms with nft's selector vocabulary (nftables
  * `src/parser_bison.y`, printers in `src/expression.c`, `src/statement.c`). Whatever is not
  * recognised becomes an `unsupported` expression that keeps its text and column.
  */
-import { operandText } from './ast.js';
+import { operandText } from '../common/nft-syntax.js';
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import type {
   SynElement,
@@ -16,7 +16,7 @@ import type {
   SynValue,
   SynVerdictName,
   SynBinaryOp,
-} from './ast.js';
+} from '../common/nft-syntax.js';
 
 export interface RuleProblem {
   readonly severity: 'error' | 'warning' | 'info';

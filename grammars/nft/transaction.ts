@@ -11,7 +11,7 @@
  * This module only reads a command's shape; applying it (what exists, what nft refuses) is the
  * extractor's job (src/extract/nft-transaction.ts).
  */
-import type { SynChain, SynCommand, SynCommandObject, SynCommandVerb, SynRule, SynSet } from './ast.js';
+import type { SynChain, SynCommand, SynCommandObject, SynCommandVerb, SynRule, SynSet } from '../common/nft-syntax.js';
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
 import { atomsText, classifyRule, parseGroupElements, type RuleProblem } from './rule.js';

@@ -4,9 +4,9 @@
  * The expression shapes are documented with examples in grammars/nft/README.md.
  */
 
-import type { SynBinaryOp, SynElement, SynExpr, SynMapRef, SynNatTarget, SynOperand, SynRelOp, SynRule, SynSet, SynValue, SynVerdictName } from '../../grammars/nft/ast.js';
+import type { SynBinaryOp, SynElement, SynExpr, SynMapRef, SynNatTarget, SynOperand, SynRelOp, SynRule, SynSet, SynValue, SynVerdictName } from '../../grammars/common/nft-syntax.js';
 
-export { elementText, formatNftTime, mapRefText, operandText, valueText } from '../../grammars/nft/ast.js';
+export { elementText, formatNftTime, mapRefText, operandText, valueText } from '../../grammars/common/nft-syntax.js';
 
 /** The whole listing. */
 export interface NftRuleset {
@@ -53,7 +53,7 @@ export interface NftChain {
 export type NftSet = SynSet;
 
 /*
- * Elements, values and expressions have exactly the grammar's shapes (grammars/nft/ast.ts,
+ * Elements, values and expressions have exactly the grammar's shapes (grammars/common/nft-syntax.ts,
  * documented with printed examples in grammars/nft/README.md); the model names them after knftables.
  */
 export type NftElement = SynElement;

@@ -1,7 +1,10 @@
 /**
- * Syntax tree produced by the nft grammar. src/model/nft.ts uses these element and expression
- * types as they are (NftExpr = SynExpr, …); tables, chains and sets are re-shaped by the
- * extractor. Documented in ./README.md.
+ * The vocabulary of nft rules: the syntax tree the nft grammar (grammars/nft/) produces, and the
+ * element and expression types the model (src/model/nft.ts) keeps as they are (NftExpr = SynExpr, …);
+ * tables, chains and sets are re-shaped by the extractor. It lives in grammars/common, beside
+ * positions and format ids, because both sides need it and the layers let the model import only
+ * this shared leaf, never a grammar (test/layering/layers.js). No imports: plain data and printers.
+ * Documented in grammars/nft/README.md.
  */
 export interface SynElement {
   readonly key: readonly string[];
