@@ -121,6 +121,8 @@ class Walk {
   private protoUsed = false;
   private target: Ext | undefined;
   private readonly generics = new Set<GenericOption | 'set-counters'>();
+  /** The `--reject-with` argument (-1: none). */
+  private rejectWith: Tok = -1;
   failure: GetoptFailure | undefined;
 
   constructor(
@@ -324,6 +326,9 @@ class Walk {
       ext.args.set(option.name, args.map((a) => this.tokens[a].image));
       const kind = VALUE_KINDS.get(`${ext.name} ${option.name}`) ?? this.natPorts(ext.name, option.name);
       if (kind !== undefined) this.checks.push({ tok: args[0], kind, ext: ext.name, option: option.name });
+      // The kernel sends a TCP reset only for rules matching TCP (REJECT's checkentry): decided
+      // once the whole rule is read, wherever `-p` is.
+      if (ext.name === 'REJECT' && option.name === '--reject-with') this.rejectWith = args[0];
     }
     this.place({ bang, name: i, legacy, args, owner: -1, canonical: option.spellings.includes(image) ? undefined : option.name }, ext.item);
     return first + option.words;
@@ -335,10 +340,6 @@ class Walk {
    * are in the value.
    */
   private natPorts(ext: string, option: string): ValueKind | undefined {
-    if (ext === 'REJECT' && option === '--reject-with') {
-      // The kernel sends a TCP reset only for rules that match TCP (ipt_REJECT checkentry).
-      return protocolName(this.protocol) === 'tcp' && !this.protocolNegated ? undefined : 'reset-needs-tcp';
-    }
     const nat = (ext === 'DNAT' && option === '--to-destination') || (ext === 'SNAT' && option === '--to-source');
     const ports = (ext === 'MASQUERADE' || ext === 'REDIRECT') && option === '--to-ports';
     if (!nat && !ports) return undefined;
@@ -383,6 +384,9 @@ class Walk {
   }
 
   private finalChecks(): boolean {
+    if (this.rejectWith !== -1 && !(protocolName(this.protocol) === 'tcp' && !this.protocolNegated)) {
+      this.checks.push({ tok: this.rejectWith, kind: 'reset-needs-tcp', ext: 'REJECT', option: '--reject-with' });
+    }
     for (const ext of this.instances) {
       const problem = ext.spec?.check?.(ext.given, this.facts(ext));
       if (problem !== undefined) return this.fail(ext.at, `options ${ext.name} accepts`, problem);
