@@ -154,9 +154,19 @@ const SPECS: ExtensionSpec[] = [
       requireOne(g, ['--set', '--rcheck', '--update', '--remove'], "recent: you must specify one of `--set', `--rcheck' `--update' or `--remove'") ??
       (g.has('--reap') && !g.has('--seconds') ? 'recent: option "--reap" also requires "--seconds"' : undefined),
   },
-  { name: 'physdev', kind: 'match', options: opts('physdev-in:1!', 'physdev-out:1!', 'physdev-is-in:0!', 'physdev-is-out:0!', 'physdev-is-bridged:0!') },
+  {
+    name: 'physdev',
+    kind: 'match',
+    options: opts('physdev-in:1!', 'physdev-out:1!', 'physdev-is-in:0!', 'physdev-is-out:0!', 'physdev-is-bridged:0!'),
+    check: (g) => (g.size === 0 ? 'PHYSDEV: no physdev option specified' : undefined),
+  },
   { name: 'limit', kind: 'match', options: opts('limit:1', 'limit-burst:1') },
-  { name: 'iprange', kind: 'match', options: opts('src-range:1!', 'dst-range:1!') },
+  {
+    name: 'iprange',
+    kind: 'match',
+    options: opts('src-range:1!', 'dst-range:1!'),
+    check: (g) => requireOne(g, ['--src-range', '--dst-range'], "iprange match: You must specify `--src-range' or `--dst-range'"),
+  },
   {
     name: 'set',
     kind: 'match',

@@ -1,8 +1,8 @@
 /**
  * Restore-form variants of canonical iptables-save rules, for the differential tests against
- * the real iptables-restore (issue 14). A variant is decided by a vector of choices; every
- * choice at 0 gives the canonical rule back, so fast-check's shrinking walks a failing variant
- * toward the canonical line and prints the smallest change that still disagrees.
+ * the real iptables-restore (issue 14). A variant is decided by a vector of choices (drawn by
+ * fast-check); every choice at 0 gives the canonical rule back, so a failing variant shrinks
+ * toward the canonical line, to the smallest change that still disagrees.
  *
  * What varies: the order of generic options, `-m` blocks, module options and target options
  * (within what getopt allows: an option after the extension it belongs to), `-m PROTO` dropped

@@ -8,7 +8,8 @@
  *  - the tool refused it ⇔ kpx reports an error on exactly that line;
  *  - the tool accepted it ⇒ kpx's typed reading (matches and target) of the restore-form line
  *    equals its reading of the line iptables-save printed for it.
- * fast-check (fixed seed) shrinks a failing batch to the smallest rule that still disagrees.
+ * fast-check (fixed seeds) draws the batches; a disagreeing rule is shrunk on its own to its
+ * smallest variant (every choice back to canonical while it still disagrees) and printed.
  * Also here: the generator's kube-proxy restore payloads go through `iptables-restore --noflush`.
  */
 import { readFileSync } from 'node:fs';
@@ -119,8 +120,13 @@ interface Tally {
   broken: number;
 }
 
-/** Load a batch the way the test's header says; a message per disagreement (empty: none). */
-function judge(ns: Netns, p: Pool, batch: readonly Variant[], tally: Tally): string[] {
+interface Disagreement {
+  readonly index: number;
+  readonly message: string;
+}
+
+/** Load a batch the way the test's header says; one entry per disagreeing rule (empty: none). */
+function judge(ns: Netns, p: Pool, batch: readonly Variant[], tally: Tally): Disagreement[] {
   const restore = p.family === 4 ? 'iptables-restore' : 'ip6tables-restore';
   const save = p.family === 4 ? 'iptables-save' : 'ip6tables-save';
   const all = restoreText(p, batch);
@@ -144,14 +150,15 @@ function judge(ns: Netns, p: Pool, batch: readonly Variant[], tally: Tally): str
   for (const t of saved.tables) for (const c of t.chains) savedRules.set(`${t.name}/${c.name}`, [...c.rules]);
   const readRules = new Map(kpx.data.tables.flatMap((t) => t.chains.flatMap((c) => c.rules)).map((r) => [r.line, r]));
 
-  const problems: string[] = [];
+  const problems: Disagreement[] = [];
+  const disagree = (index: number, message: string) => problems.push({ index, message });
   batch.forEach((v, i) => {
     const line = all.lineOf[i];
     tally.rules++;
     if (v.broken) tally.broken++;
     if (refused.has(i)) {
       tally.refused++;
-      if (!errorLines.has(line)) problems.push(`${restore} refused it, kpx read it without an error:\n  ${v.line}`);
+      if (!errorLines.has(line)) disagree(i, `${restore} refused it, kpx read it without an error:\n  ${v.line}`);
       return;
     }
     tally.accepted++;
@@ -159,25 +166,43 @@ function judge(ns: Netns, p: Pool, batch: readonly Variant[], tally: Tally): str
     const back = savedRules.get(`${v.table}/${chain}`)?.shift();
     if (errorLines.has(line)) {
       const d = kpx.diagnostics.find((x) => x.line === line);
-      problems.push(`${restore} accepted it, kpx reported ${d?.column}: ${d?.message}\n  ${v.line}`);
+      disagree(i, `${restore} accepted it, kpx reported ${d?.column}: ${d?.message}\n  ${v.line}`);
       return;
     }
     const mine = readRules.get(line);
     if (back === undefined || mine === undefined) {
-      problems.push(`no saved rule for:\n  ${v.line}`);
+      disagree(i, `no saved rule for:\n  ${v.line}`);
       return;
     }
     const a = reading(mine, p.family);
     const b = reading(back, p.family);
-    if (a !== b) problems.push(`kpx reads the restore line and the saved line differently:\n  restore: ${v.line}\n  saved:   ${back.raw}\n  kpx:     ${a}\n  saved:   ${b}`);
+    if (a !== b) disagree(i, `kpx reads the restore line and the saved line differently:\n  restore: ${v.line}\n  saved:   ${back.raw}\n  kpx:     ${a}\n  saved:   ${b}`);
   });
   return problems;
 }
 
 const choices = fc.array(fc.nat({ max: 1 << 30 }), { minLength: 48, maxLength: 48 });
 
-function batchArb(p: Pool, size: number): fc.Arbitrary<Variant[]> {
-  return fc.array(fc.tuple(fc.integer({ min: 0, max: p.rules.length - 1 }), choices), { minLength: size, maxLength: size }).map((xs) => xs.map(([i, c]) => variantOf(p.rules[i], c)));
+/** A batch: which source rule and the choices that make its variant. */
+function batchArb(p: Pool, size: number): fc.Arbitrary<[number, number[]][]> {
+  return fc.array(fc.tuple(fc.integer({ min: 0, max: p.rules.length - 1 }), choices), { minLength: size, maxLength: size });
+}
+
+/**
+ * Shrinks a disagreeing variant to its smallest form: each choice set back to 0 (0 = "as in the
+ * canonical rule") while the rule alone still disagrees. Reloading a 250-rule batch per
+ * fast-check shrink step is too slow; one rule per step is not.
+ */
+function minimalVariant(ns: Netns, p: Pool, source: number, values: number[]): string {
+  let best = [...values];
+  const fails = (vs: number[]) => judge(ns, p, [variantOf(p.rules[source], vs)], { rules: 0, accepted: 0, refused: 0, broken: 0 });
+  for (let i = 0; i < best.length; i++) {
+    if (best[i] === 0) continue;
+    const trial = [...best];
+    trial[i] = 0;
+    if (fails(trial).length > 0) best = trial;
+  }
+  return fails(best)[0]?.message ?? `(disagrees only within its batch)\n  ${variantOf(p.rules[source], values).line}`;
 }
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/differential/${name}`, import.meta.url), 'utf8');
@@ -212,18 +237,24 @@ describe.runIf(kernel)('kpx reads what iptables-restore accepts, as iptables-sav
     },
   ];
   for (const c of cases) {
-    it(`${c.label}: accepted ⇔ no error, and the same reading`, () => {
+    it(`${c.label}: accepted ⇔ no error, and the same reading`, async () => {
       const p = c.pool();
       const tally: Tally = { rules: 0, accepted: 0, refused: 0, broken: 0 };
-      fc.assert(
-        fc.property(batchArb(p, 250), (batch) => {
+      await fc.assert(
+        fc.asyncProperty(batchArb(p, 250), async (picks) => {
+          // The tools run synchronously: let vitest's worker answer its RPC between batches.
+          await new Promise((resolve) => setImmediate(resolve));
           const t: Tally = { rules: 0, accepted: 0, refused: 0, broken: 0 };
-          const problems = judge(ns, p, batch, t);
-          if (problems.length > 0) throw new Error(`${problems.length} disagreement(s); first:\n${problems[0]}`);
+          const problems = judge(ns, p, picks.map(([i, c]) => variantOf(p.rules[i], c)), t);
+          if (problems.length > 0) {
+            const [source, values] = picks[problems[0].index];
+            throw new Error(`${problems.length} disagreement(s); the first, shrunk to its minimal rule:\n${minimalVariant(ns, p, source, values)}\nas drawn:\n${problems[0].message}`);
+          }
           for (const k of Object.keys(t) as (keyof Tally)[]) tally[k] += t[k];
         }),
-        // Shrinking reloads batches into the kernel: bounded, it still ends on the smallest failing batch found.
-        { seed: c.seed, numRuns: c.runs, interruptAfterTimeLimit: 300_000, markInterruptAsFailure: true },
+        // The failing rule is shrunk by minimalVariant(); fast-check's own shrinking would reload
+        // 250-rule batches into the kernel at every step.
+        { seed: c.seed, numRuns: c.runs, endOnFailure: true },
       );
       totals[`IPv${p.family}`] = tally;
       // A run that refused nothing or accepted nothing would not test both directions.
