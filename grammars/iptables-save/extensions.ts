@@ -31,6 +31,8 @@ export interface ExtensionSpec {
   readonly options: readonly OptionSpec[];
   /** After the rule is read: what iptables' final check refuses, as a message (undefined: fine). */
   check?(given: ReadonlySet<string>, rule: RuleFacts): string | undefined;
+  /** While each of its options is read (what the extension's parse function checks then). */
+  parseCheck?(rule: RuleFacts): string | undefined;
 }
 
 /** What a final check may look at besides the extension's own options. */
@@ -73,7 +75,12 @@ export function protocolName(p: string | undefined): string | undefined {
   return PROTOCOL_ALIASES[lower] ?? lower;
 }
 
-/** A protocol match (`-m tcp`) needs `-p` of its protocol (nft: userspace; legacy: the kernel). */
+/**
+ * A protocol match (`-m tcp`) needs `-p` of its protocol (nft: userspace; legacy: the kernel).
+ * With `! -p PROTO` the backends disagree (iptables-legacy's kernel check refuses the match;
+ * iptables-nft accepts it or not depending on whether it can translate the match to native
+ * nftables expressions): kpx does not refuse it.
+ */
 function needsProtocol(proto: string, label: string): (given: ReadonlySet<string>, rule: RuleFacts) => string | undefined {
   return (_given, rule) => (protocolName(rule.protocol) === proto ? undefined : `${label} match requires '-p ${proto === 'ipv6-icmp' ? 'icmpv6' : proto}'`);
 }
@@ -96,12 +103,14 @@ const SPECS: ExtensionSpec[] = [
     name: 'multiport',
     kind: 'match',
     options: opts('sports|source-ports:1!', 'dports|destination-ports:1!', 'ports:1!'),
-    check: (g, r) => {
+    // libxt_multiport checks the protocol while parsing its option: `-p` must come first.
+    parseCheck: (r) => {
       const p = protocolName(r.protocol);
-      if (p === undefined || !PORT_PROTOCOLS.has(p) || r.protocolNegated) return "multiport needs `-p tcp', `-p udp', `-p udplite', `-p sctp' or `-p dccp'";
-      if (g.size === 0) return 'multiport expects an option';
-      return exclusive(g, 'multiport', [['--sports', '--dports', '--ports']]);
+      if (p === undefined) return "multiport needs `-p tcp', `-p udp', `-p udplite', `-p sctp' or `-p dccp'";
+      if (!PORT_PROTOCOLS.has(p) || r.protocolNegated) return 'multiport only works with TCP, UDP, UDPLITE, SCTP and DCCP';
+      return undefined;
     },
+    check: (g) => (g.size === 0 ? 'multiport expects an option' : exclusive(g, 'multiport', [['--sports', '--dports', '--ports']])),
   },
   {
     name: 'conntrack',
@@ -145,9 +154,19 @@ const SPECS: ExtensionSpec[] = [
       requireOne(g, ['--set', '--rcheck', '--update', '--remove'], "recent: you must specify one of `--set', `--rcheck' `--update' or `--remove'") ??
       (g.has('--reap') && !g.has('--seconds') ? 'recent: option "--reap" also requires "--seconds"' : undefined),
   },
-  { name: 'physdev', kind: 'match', options: opts('physdev-in:1!', 'physdev-out:1!', 'physdev-is-in:0!', 'physdev-is-out:0!', 'physdev-is-bridged:0!') },
+  {
+    name: 'physdev',
+    kind: 'match',
+    options: opts('physdev-in:1!', 'physdev-out:1!', 'physdev-is-in:0!', 'physdev-is-out:0!', 'physdev-is-bridged:0!'),
+    check: (g) => (g.size === 0 ? 'PHYSDEV: no physdev option specified' : undefined),
+  },
   { name: 'limit', kind: 'match', options: opts('limit:1', 'limit-burst:1') },
-  { name: 'iprange', kind: 'match', options: opts('src-range:1!', 'dst-range:1!') },
+  {
+    name: 'iprange',
+    kind: 'match',
+    options: opts('src-range:1!', 'dst-range:1!'),
+    check: (g) => requireOne(g, ['--src-range', '--dst-range'], "iprange match: You must specify `--src-range' or `--dst-range'"),
+  },
   {
     name: 'set',
     kind: 'match',

@@ -13,7 +13,7 @@
  */
 import type { IToken, TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
-import { GLOBAL_OPTIONS, matchSpec, protocolName, targetSpec, type ExtensionSpec, type GlobalOption, type OptionSpec } from './extensions.js';
+import { GLOBAL_OPTIONS, matchSpec, protocolName, targetSpec, type ExtensionSpec, type GlobalOption, type OptionSpec, type RuleFacts } from './extensions.js';
 import { memo, type GetoptFailure, type ItemPlan, type OptionPlan, type Tok, type ValueCheck, type ValueKind } from './plan.js';
 import type { GenericOption } from './syntax.js';
 
@@ -60,6 +60,8 @@ const VALUE_KINDS = new Map<string, ValueKind>([
   ['statistic --every', 'count'],
   ['statistic --packet', 'count'],
 ]);
+
+const PORT_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'dccp']);
 
 /** Words whose text the reading depends on follow these options (and their abbreviations). */
 const KEYED_LONG = ['--match', '--jump', '--goto', '--protocol', '--mode'];
@@ -119,6 +121,8 @@ class Walk {
   private protoUsed = false;
   private target: Ext | undefined;
   private readonly generics = new Set<GenericOption | 'set-counters'>();
+  /** The `--reject-with` argument (-1: none). */
+  private rejectWith: Tok = -1;
   failure: GetoptFailure | undefined;
 
   constructor(
@@ -304,6 +308,8 @@ class Walk {
     const { ext, option } = resolved;
     if (bang !== -1 && !option.invert) return this.fail(bang, 'an option that can be negated', `${ext.name}: option "${option.name}" cannot be inverted`), -1;
     if (ext.given.has(option.name) && !option.multi) return this.fail(i, 'an option not given before', `${ext.name}: option "${option.name}" can only be used once`), -1;
+    const now = ext.spec?.parseCheck?.(this.facts(ext));
+    if (now !== undefined) return this.fail(i, `-p before ${option.name}`, now), -1;
     ext.given.add(option.name);
     let legacy = false;
     let first = i + 1;
@@ -318,11 +324,29 @@ class Walk {
       args = [];
       for (let k = 0; k < option.words; k++) args.push(first + k);
       ext.args.set(option.name, args.map((a) => this.tokens[a].image));
-      const kind = VALUE_KINDS.get(`${ext.name} ${option.name}`);
+      const kind = VALUE_KINDS.get(`${ext.name} ${option.name}`) ?? this.natPorts(ext.name, option.name);
       if (kind !== undefined) this.checks.push({ tok: args[0], kind, ext: ext.name, option: option.name });
+      // The kernel sends a TCP reset only for rules matching TCP (REJECT's checkentry): decided
+      // once the whole rule is read, wherever `-p` is.
+      if (ext.name === 'REJECT' && option.name === '--reject-with') this.rejectWith = args[0];
     }
     this.place({ bang, name: i, legacy, args, owner: -1, canonical: option.spellings.includes(image) ? undefined : option.name }, ext.item);
     return first + option.words;
+  }
+
+  /**
+   * NAT targets take ports only with `-p tcp|udp|sctp|dccp` before them (iptables: "Need TCP,
+   * UDP, SCTP or DCCP with port specification"); the protocol is part of the shape, the ports
+   * are in the value.
+   */
+  private natPorts(ext: string, option: string): ValueKind | undefined {
+    const nat = (ext === 'DNAT' && option === '--to-destination') || (ext === 'SNAT' && option === '--to-source');
+    const ports = (ext === 'MASQUERADE' || ext === 'REDIRECT') && option === '--to-ports';
+    if (!nat && !ports) return undefined;
+    // Only `-p` is looked at, not its negation (iptables-restore accepts `! -p tcp … --to-ports 80`).
+    const p = protocolName(this.protocol);
+    if (p !== undefined && PORT_PROTOCOLS.has(p)) return undefined;
+    return nat ? 'nat-no-ports' : 'ports-need-protocol';
   }
 
   /** The newest extension kpx has no option table for: unknown options are kept as its own. */
@@ -355,9 +379,16 @@ class Walk {
     block.options.push(ownerItem === this.current ? option : { ...option, owner: ownerItem });
   }
 
+  private facts(ext: Ext): RuleFacts {
+    return { protocol: this.protocol, protocolNegated: this.protocolNegated, args: ext.args };
+  }
+
   private finalChecks(): boolean {
+    if (this.rejectWith !== -1 && !(protocolName(this.protocol) === 'tcp' && !this.protocolNegated)) {
+      this.checks.push({ tok: this.rejectWith, kind: 'reset-needs-tcp', ext: 'REJECT', option: '--reject-with' });
+    }
     for (const ext of this.instances) {
-      const problem = ext.spec?.check?.(ext.given, { protocol: this.protocol, protocolNegated: this.protocolNegated, args: ext.args });
+      const problem = ext.spec?.check?.(ext.given, this.facts(ext));
       if (problem !== undefined) return this.fail(ext.at, `options ${ext.name} accepts`, problem);
     }
     return true;
@@ -383,6 +414,15 @@ export function parseUint32(text: string): number | undefined {
   if (!UINT32.test(text)) return undefined;
   const n = text.length > 1 && text[0] === '0' && text[1] !== 'x' && text[1] !== 'X' ? parseInt(text, 8) : Number(text);
   return n <= 0xffffffff ? n : undefined;
+}
+
+const NEED_PORT_PROTOCOL = 'Need TCP, UDP, SCTP or DCCP with port specification';
+
+/** `1.2.3.4:80`, `[fd00::1]:80`, `:80` name ports; a bare IPv6 address has colons but no port. */
+function natHasPorts(text: string): boolean {
+  if (text.startsWith('[')) return text.includes(']:');
+  const first = text.indexOf(':');
+  return first >= 0 && first === text.lastIndexOf(':');
 }
 
 const PORT = /^(?:\d+|[A-Za-z][\w.-]*)$/;
@@ -429,5 +469,11 @@ export function checkValue(kind: ValueKind, text: string, ext: string, option: s
     }
     case 'count':
       return parseUint32(text) === undefined ? bad : undefined;
+    case 'nat-no-ports':
+      return natHasPorts(text) ? NEED_PORT_PROTOCOL : undefined;
+    case 'ports-need-protocol':
+      return NEED_PORT_PROTOCOL;
+    case 'reset-needs-tcp':
+      return text === 'tcp-reset' ? 'REJECT: tcp-reset is only valid for rules matching TCP (-p tcp)' : undefined;
   }
 }

@@ -58,7 +58,7 @@ export interface ValueCheck {
   readonly option: string;
 }
 
-export type ValueKind = 'port' | 'port-list' | 'mark' | 'mark-mask' | 'probability' | 'count';
+export type ValueKind = 'port' | 'port-list' | 'mark' | 'mark-mask' | 'probability' | 'count' | 'nat-no-ports' | 'ports-need-protocol' | 'reset-needs-tcp';
 
 export type LinePlan =
   | { readonly k: 'table'; readonly name: Tok }

@@ -512,36 +512,35 @@ export function interpretRule(written: readonly RuleItem[], isChain: (name: stri
         const r = GENERIC_RANK[item.option] ?? 6;
         if (r < rank) sortGeneric = true;
         rank = r;
-        const matches = generic;
         const arg = item.args[0] ?? '';
         switch (item.option) {
           case 'source':
           case 'destination': {
             const cidr = readCidr(arg);
             const dir = item.option === 'source' ? 'src' : 'dst';
-            matches.push(cidr ? { kind: 'address', dir, negated: item.negated, text: arg, cidr } : { kind: 'address', dir, negated: item.negated, text: arg });
+            generic.push(cidr ? { kind: 'address', dir, negated: item.negated, text: arg, cidr } : { kind: 'address', dir, negated: item.negated, text: arg });
             break;
           }
           case 'in-interface':
           case 'out-interface':
-            matches.push({ kind: 'interface', dir: item.option === 'in-interface' ? 'in' : 'out', negated: item.negated, name: arg });
+            generic.push({ kind: 'interface', dir: item.option === 'in-interface' ? 'in' : 'out', negated: item.negated, name: arg });
             break;
           case 'protocol': {
             const p = normalizeProtocol(arg);
             if (!(p === 'all' || p === '0') || item.negated) {
               protocol = p;
-              matches.push(item.negated ? { kind: 'protocol', negated: true, protocol: p } : protocolMatch(p));
+              generic.push(item.negated ? { kind: 'protocol', negated: true, protocol: p } : protocolMatch(p));
             }
             break;
           }
           case 'fragment':
-            matches.push({ kind: 'fragment', negated: item.negated });
+            generic.push({ kind: 'fragment', negated: item.negated });
             break;
           case 'ipv4':
           case 'ipv6':
             break;
           default:
-            matches.push({ kind: 'unsupported', module: '', text: `${item.negated ? '! ' : ''}${item.spelled} ${item.args.join(' ')}`.trim(), known: false });
+            generic.push({ kind: 'unsupported', module: '', text: `${item.negated ? '! ' : ''}${item.spelled} ${item.args.join(' ')}`.trim(), known: false });
         }
         break;
       }
