@@ -15,7 +15,7 @@ import type { IToken, TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
 import { GLOBAL_OPTIONS, matchSpec, protocolName, targetSpec, type ExtensionSpec, type GlobalOption, type OptionSpec, type RuleFacts } from './extensions.js';
 import { memo, type GetoptFailure, type ItemPlan, type OptionPlan, type Tok, type ValueCheck, type ValueKind } from './plan.js';
-import type { GenericOption } from './syntax.js';
+import type { GenericOption } from '../common/iptables-syntax.js';
 
 const BY_TOKEN = new Map<TokenType, GlobalOption>([
   [T.Source, 'source'],

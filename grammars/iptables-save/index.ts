@@ -9,9 +9,9 @@ import type { ParseProgress } from '../common/format.js';
 import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
 import { lineTools, type LineFailure, type LineReader } from './parser.js';
 import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
-import type { DocumentEntry, LineSyntax, RuleItem, SaveComment } from './syntax.js';
+import type { DocumentEntry, LineSyntax, RuleItem, SaveComment } from '../common/iptables-syntax.js';
 
-export * from './syntax.js';
+export * from '../common/iptables-syntax.js';
 
 export interface IptablesSaveDocument {
   readonly entries: readonly DocumentEntry[];

@@ -18,7 +18,7 @@
  */
 import { EmbeddedActionsParser, Lexer, type IOrAlt, type IRecognitionException, type IToken, type TokenType } from '../common/chevrotain.js';
 import * as T from './tokens.js';
-import type { ChainCommand, LineSyntax, OptionSyntax, RuleCommand, RuleItem } from './syntax.js';
+import type { ChainCommand, LineSyntax, OptionSyntax, RuleCommand, RuleItem } from '../common/iptables-syntax.js';
 import { intern } from './tokens.js';
 import { checkValue, keysNextWord, readRuleOptions, targetKey } from './getopt.js';
 import type { GetoptFailure, ItemPlan, LinePlan, OptionPlan, SlotMemo, Tok, ValueCheck } from './plan.js';

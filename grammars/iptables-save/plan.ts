@@ -2,7 +2,7 @@
  * What the grammar read in a line, as token indices (never text): lines of one shape share a
  * plan (parser.ts ShapeCache), and SyntaxBuilder turns plan + tokens into the syntax.
  */
-import type { ChainCommand, GenericOption, RuleCommand } from './syntax.js';
+import type { ChainCommand, GenericOption, RuleCommand } from '../common/iptables-syntax.js';
 
 /** A token of the line, by its index; -1 when the part is absent. */
 export type Tok = number;

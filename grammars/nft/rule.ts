@@ -167,7 +167,10 @@ function parseSelector(c: Cursor, strict: boolean): SynOperand | undefined {
     if ((w === 'ip6' || w === 'ip') && (w1 === 'exthdr' || w1 === 'option')) {
       const words = [w, w1];
       c.i += 2;
-      for (let k = 0; k < 2 && c.word() !== undefined && !STMT_START.has(c.word()!); k++) words.push(c.word()!), c.i++;
+      for (let k = 0; k < 2 && c.word() !== undefined && !STMT_START.has(c.word()!); k++) {
+        words.push(c.word()!);
+        c.i++;
+      }
       return { kind: 'selector', words };
     }
     c.i += 2;
@@ -191,7 +194,10 @@ function parseSelector(c: Cursor, strict: boolean): SynOperand | undefined {
         let key = c.word(2);
         if (key === undefined) return undefined;
         c.i += 3;
-        if ((key === 'ip' || key === 'ip6') && c.word() !== undefined) key = `${key} ${c.word()!}`, c.i++;
+        if ((key === 'ip' || key === 'ip6') && c.word() !== undefined) {
+          key = `${key} ${c.word()!}`;
+          c.i++;
+        }
         return { kind: 'ct', key, dir: w1 };
       }
       c.i += 2;
@@ -234,12 +240,18 @@ function parseSelector(c: Cursor, strict: boolean): SynOperand | undefined {
       if (w === 'jhash' || w === 'symhash') {
         while (!c.done && c.word() !== 'mod') words.push(atomText(c.next()));
         for (const kw of ['mod', 'seed', 'offset']) {
-          if (c.word() === kw && c.word(1) !== undefined) words.push(kw, c.word(1)!), (c.i += 2);
+          if (c.word() === kw && c.word(1) !== undefined) {
+            words.push(kw, c.word(1)!);
+            c.i += 2;
+          }
         }
         return { kind: 'selector', words };
       }
       const take = (n: number) => {
-        for (let k = 0; k < n && c.word() !== undefined; k++) words.push(c.word()!), c.i++;
+        for (let k = 0; k < n && c.word() !== undefined; k++) {
+          words.push(c.word()!);
+          c.i++;
+        }
       };
       if (w === 'rt') take(c.word() === 'ip' || c.word() === 'ip6' ? 2 : 1);
       else if (w === 'socket') {
@@ -426,10 +438,16 @@ export function parseElement(atoms: readonly Atom[], baseLine: number, problems:
   for (;;) {
     const w = c.word();
     const a1 = c.peek(1);
-    if (w === 'comment' && a1 && (a1.t === 'string' || a1.t === 'word')) comment = a1.text, (c.i += 2);
-    else if (w === 'timeout' && isPlainWord(a1)) timeout = a1.text, (c.i += 2);
-    else if (w === 'expires' && isPlainWord(a1)) expires = a1.text, (c.i += 2);
-    else if (w === 'counter' && c.word(1) === 'packets' && c.word(3) === 'bytes') {
+    if (w === 'comment' && a1 && (a1.t === 'string' || a1.t === 'word')) {
+      comment = a1.text;
+      c.i += 2;
+    } else if (w === 'timeout' && isPlainWord(a1)) {
+      timeout = a1.text;
+      c.i += 2;
+    } else if (w === 'expires' && isPlainWord(a1)) {
+      expires = a1.text;
+      c.i += 2;
+    } else if (w === 'counter' && c.word(1) === 'packets' && c.word(3) === 'bytes') {
       counter = { packets: Number(c.word(2)), bytes: Number(c.word(4)) };
       c.i += 5;
     } else break;
@@ -588,8 +606,14 @@ function parseStatement(c: Cursor): SynExpr | undefined {
         words.push(w1);
         c.i++;
         if (w1 === 'icmp' || w1 === 'icmpv6' || w1 === 'icmpx' || w1 === 'tcp') {
-          if (c.word() === 'type' || c.word() === 'code') words.push(c.word()!), c.i++;
-          if (c.word() !== undefined && !STMT_START.has(c.word()!)) words.push(c.word()!), c.i++;
+          if (c.word() === 'type' || c.word() === 'code') {
+            words.push(c.word()!);
+            c.i++;
+          }
+          if (c.word() !== undefined && !STMT_START.has(c.word()!)) {
+            words.push(c.word()!);
+            c.i++;
+          }
         }
       } else c.error(c.peek(), 'expected a reject type after with', 'icmp/tcp reset');
       return { kind: 'reject', with: words.join(' '), column };
@@ -636,16 +660,25 @@ function parseStatement(c: Cursor): SynExpr | undefined {
       let burst: string | undefined;
       if (c.word() === 'rate') {
         c.i++;
-        if (c.word() === 'over') over = true, c.i++;
+        if (c.word() === 'over') {
+          over = true;
+          c.i++;
+        }
         if (c.word() !== undefined) {
           rate = c.word()!;
           c.i++;
-          if (!rate.includes('/') && c.word()?.includes('/')) rate += ` ${c.word()!}`, c.i++;
+          if (!rate.includes('/') && c.word()?.includes('/')) {
+            rate += ` ${c.word()!}`;
+            c.i++;
+          }
         }
         if (c.word() === 'burst' && c.word(1) !== undefined) {
           burst = c.word(1)!;
           c.i += 2;
-          if (['packets', 'bytes', 'kbytes', 'mbytes'].includes(c.word() ?? '')) burst += ` ${c.word()!}`, c.i++;
+          if (['packets', 'bytes', 'kbytes', 'mbytes'].includes(c.word() ?? '')) {
+            burst += ` ${c.word()!}`;
+            c.i++;
+          }
         }
       } else c.error(c.peek(), 'expected rate after limit', 'rate');
       const text = atomsText(c.atoms.slice(from - 1, c.i));
@@ -672,7 +705,10 @@ function parseStatement(c: Cursor): SynExpr | undefined {
       const key = parseOperand(inner, 'value') ?? { kind: 'value', text: '' };
       let timeout: string | undefined;
       while (!inner.done) {
-        if (inner.word() === 'timeout' && inner.word(1) !== undefined) timeout = inner.word(1), (inner.i += 2);
+        if (inner.word() === 'timeout' && inner.word(1) !== undefined) {
+          timeout = inner.word(1);
+          inner.i += 2;
+        }
         else inner.i++;
       }
       return timeout !== undefined ? { kind: 'update-set', op: w, set, key, timeout, column } : { kind: 'update-set', op: w, set, key, column };
@@ -719,8 +755,13 @@ function parseStatement(c: Cursor): SynExpr | undefined {
   }
   let op: SynRelOp = 'implicit';
   const o = c.peek();
-  if (o && o.t === 'op' && REL_OPS.has(o.text)) op = o.text as SynRelOp, c.i++;
-  else if (o && o.t === 'word' && REL_WORDS[o.text] && c.peek(1)) op = REL_WORDS[o.text], c.i++;
+  if (o && o.t === 'op' && REL_OPS.has(o.text)) {
+    op = o.text as SynRelOp;
+    c.i++;
+  } else if (o && o.t === 'word' && REL_WORDS[o.text] && c.peek(1)) {
+    op = REL_WORDS[o.text];
+    c.i++;
+  }
   const rhsAt = c.peek();
   const rhsOk = rhsAt !== undefined && rhsAt.t !== 'handle' && rhsAt.t !== 'comment' && !(rhsAt.t === 'word' && NEVER_VALUE.has(rhsAt.text));
   const right = rhsOk ? parseOperand(c, 'rhs') : undefined;

@@ -2,7 +2,7 @@
  * The typed reading of one rule's syntax: what it matches and what it does.
  * Unknown modules and options are kept as `unsupported` matches (never dropped, never guessed).
  */
-import { unquote, type OptionSyntax, type RuleItem } from '../../grammars/iptables-save/syntax.js';
+import { unquote, type OptionSyntax, type RuleItem } from '../../grammars/common/iptables-syntax.js';
 import { parseUint32 } from '../../grammars/iptables-save/getopt.js';
 import { parseCidr, type Cidr } from '../model/addr.js';
 import type { Match, NatTo, PortRange, Target } from '../model/netfilter.js';

@@ -9,7 +9,7 @@ type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/common/format.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
-import type { SaveComment } from '../../grammars/iptables-save/syntax.js';
+import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
 import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
 
 const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);

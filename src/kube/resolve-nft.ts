@@ -726,7 +726,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   if (masq?.ip && clusterIP && masq.ip !== clusterIP) problems.push(`${(svcRead?.masq ? svcChain : localChain)!.name} masquerades traffic to ${masq.ip}, but the cluster IP is ${clusterIP}`);
   clusterIP ??= masq?.ip;
   if (clusterIP === undefined && entries.length === 1 && entries[0].target !== 'external') clusterIP = entries[0].ip;
-  let port = g.port ?? masq?.port;
+  const port = g.port ?? masq?.port;
   if (masq?.port !== undefined && g.port !== undefined && masq.port !== g.port) problems.push(`service chain masquerade rule matches port ${masq.port}, but the map elements use port ${g.port}`);
 
   // External IPs and LoadBalancer IPs.

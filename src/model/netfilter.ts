@@ -3,10 +3,10 @@
  * lossless syntax (for re-emission and evidence) and a typed reading of what it matches and
  * does (for resolution, tracing and lint). Plain readonly data; helpers are free functions.
  */
-import type { RuleItem, SaveComment } from '../../grammars/iptables-save/syntax.js';
+import type { RuleItem, SaveComment } from '../../grammars/common/iptables-syntax.js';
 import type { Cidr } from './addr.js';
 
-export type { RuleItem, OptionSyntax, SaveComment } from '../../grammars/iptables-save/syntax.js';
+export type { RuleItem, OptionSyntax, SaveComment } from '../../grammars/common/iptables-syntax.js';
 
 export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
   raw: ['PREROUTING', 'OUTPUT'],

@@ -2,7 +2,7 @@
  * Ruleset → iptables-save text. Prints each rule from its parsed syntax (not from the raw
  * line), so a round trip proves the parse kept everything.
  */
-import type { OptionSyntax, RuleItem } from '../../grammars/iptables-save/syntax.js';
+import type { OptionSyntax, RuleItem } from '../../grammars/common/iptables-syntax.js';
 import type { Rule, Ruleset } from '../model/netfilter.js';
 
 function option(o: OptionSyntax): string {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { allRules, parse, roundTripDiffs } from '../helpers/iptables.js';
 import { renderIptablesSave } from '../../src/render/iptables-save.js';
-import { unquote, quoteLikeIptables } from '../../grammars/iptables-save/syntax.js';
+import { unquote, quoteLikeIptables } from '../../grammars/common/iptables-syntax.js';
 import { parseIptablesSave, scanIptablesSave } from '../../grammars/iptables-save/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -30,7 +30,7 @@ export const ALLOWED = {
   'src/diff': ['src/kube', 'src/model', 'src/source', 'src/render'],
   'src/redact': ['src/load', 'src/kube', 'src/model', 'src/source'],
   // Renderers turn typed results into words; printing iptables-save text re-reads a rule's syntax.
-  'src/render': ['src/lint', 'src/trace', 'src/graph', 'src/kube', 'src/model', 'src/source', 'grammars/iptables-save'],
+  'src/render': ['src/lint', 'src/trace', 'src/graph', 'src/kube', 'src/model', 'src/source', 'grammars/common'],
   'src/report': ['src/render', 'src/lint', 'src/trace', 'src/graph', 'src/kube', 'src/load', 'src/model', 'src/source'],
   'src/cluster': ['src/render', 'src/trace', 'src/kube', 'src/load', 'src/model', 'src/source'],
   'src/cli': ['src/*'],

@@ -1,6 +1,8 @@
 /**
  * What the iptables-save grammar produces: a lossless, position-carrying syntax of each line.
  * Arguments are kept exactly as written (quotes and escapes included); `unquote()` gives values.
+ * The model keeps a rule's `RuleItem`s (to print it back losslessly), so this vocabulary lives in
+ * grammars/common — the one leaf both the grammars and the model may import (test/layering/layers.js).
  */
 
 export type GenericOption =

@@ -1,0 +1,45 @@
+/**
+ * The layers are checked, not described: ESLint (typescript-eslint's recommended rules and the
+ * kpx/layers rule of test/layering/layers.js) must pass on the whole tree, and the layers rule must
+ * catch an import that goes the wrong way.
+ */
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const eslint = new ESLint({ cwd: ROOT });
+
+async function layerErrors(file: string, source: string): Promise<string[]> {
+  const [r] = await eslint.lintText(source, { filePath: `${ROOT}${file}` });
+  return r.messages.filter((m) => m.ruleId === 'kpx/layers').map((m) => m.message);
+}
+
+describe('layers and lint', () => {
+  it('the tree passes ESLint with no errors or warnings', async () => {
+    const results = await eslint.lintFiles(['src', 'grammars', 'test']);
+    const problems = results.flatMap((r) => r.messages.map((m) => `${r.filePath.slice(ROOT.length)}:${m.line}:${m.column} ${m.ruleId ?? ''} ${m.message}`));
+    expect(results.length).toBeGreaterThan(300);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('an import against the direction is an error, naming both layers', async () => {
+    expect(await layerErrors('src/model/probe.ts', "import type { ServicePort } from '../kube/types.js';\nexport type X = ServicePort;\n")).toEqual([
+      'src/model may not import src/kube (allowed: src/source, grammars/common)',
+    ]);
+    expect(await layerErrors('grammars/nft/probe.ts', "export { printable } from '../../src/source/index.js';\n")).toEqual([
+      'grammars/nft may not import src/source (allowed: grammars/*)',
+    ]);
+    expect(await layerErrors('src/cli/probe.ts', "export const m = () => import('../generate/index.js');\n")).toEqual([
+      'src/cli imports src/generate: the dump generator is test support and is not shipped',
+    ]);
+    expect(await layerErrors('src/model/probe.ts', "export type { SynRule } from '../../grammars/nft/rule.js';\n")).toEqual([
+      'src/model may not import grammars/nft (allowed: src/source, grammars/common)',
+    ]);
+  });
+
+  it('imports along the direction pass', async () => {
+    expect(await layerErrors('src/trace/probe.ts', "import type { ServicePort } from '../kube/types.js';\nexport type X = ServicePort;\n")).toEqual([]);
+    expect(await layerErrors('src/model/probe.ts', "export type { SynRule } from '../../grammars/common/nft-syntax.js';\n")).toEqual([]);
+  });
+});
