@@ -42,6 +42,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'kpx lint -i bundle/ --fail-on warning -o sarif > kpx.sarif',
     'kpx lint -i bundle/ --baseline previous.json',
     'kpx lint --list-rules',
+    'kpx lint --list-rules --rule kube-proxy-sync-failing',
   ],
   diff: [
     'kpx diff before/ after/',
@@ -170,7 +171,7 @@ inputOptions(
     .option('--disable <id>', 'do not run these rules (repeatable)', collectRepeatable, [])
     .option('--config <file>', 'a .kpx.yaml / JSON file with per-rule severities and disabled rules')
     .option('--baseline <file>', 'a previous `kpx lint -o json` result: report only new findings')
-    .option('--list-rules', 'print the rule catalogue and exit'),
+    .option('--list-rules', 'print the rule catalogue and exit; with --rule ID, that rule\'s whole documentation (why it matters, the fix, an example)'),
 ).addHelpText('after', examples('lint'))
   .action((inputs, opts) => run(async () => (await import('./commands/lint.js')).lintAction(inputs, opts)));
 

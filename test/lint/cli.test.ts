@@ -199,6 +199,19 @@ describe('kpx lint', () => {
     expect(out.split('\n').filter(Boolean)).toHaveLength(RULES_BY_ID.size);
     expect(out).toMatch(/^dangling-jump\s+error\s+A rule jumps/m);
   });
+
+  it('--list-rules --rule ID prints that rule\'s whole documentation: why, the fix, an example from a public source', async () => {
+    const { out, code } = await run([], { listRules: true, rule: ['kube-firewall-drop-without-mark', 'kube-proxy-sync-failing'] });
+    expect(code).toBe(0);
+    expect(out.match(/^\*\*Fix:\*\*/gm)).toHaveLength(2);
+    expect(out).toContain('**Example** (kubernetes/kubernetes#112477');
+    expect(out).toContain('**Example** (kubernetes/kubernetes#104234');
+    expect(out).not.toContain('dangling-jump');
+    const json = JSON.parse((await run([], { listRules: true, output: 'json' })).out) as { id: string; docs: string }[];
+    expect(json).toHaveLength(RULES_BY_ID.size);
+    for (const r of json) expect(r.docs, r.id).toMatch(/\*\*Fix:\*\*/);
+    await expect(run([], { listRules: true, rule: ['no-such-rule'] })).rejects.toThrow(/unknown rule no-such-rule/);
+  });
 });
 
 describe('config parsing', () => {

@@ -8,7 +8,7 @@ import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } f
 import { ConfigError, parseConfig, type LintConfig } from '../../lint/config.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson } from '../../render/json.js';
-import { renderLintGithub, renderLintJson, renderLintText, renderRuleList } from '../../render/lint.js';
+import { renderLintGithub, renderLintJson, renderLintText, renderRuleDocs, renderRuleList } from '../../render/lint.js';
 import { renderSarif } from '../../render/sarif.js';
 import { VERSION } from '../../version.js';
 
@@ -51,8 +51,11 @@ export function readBaseline(path: string): BaselineEntry[] {
 export async function lintAction(inputs: string[], opts: LintCliOptions): Promise<number> {
   const c = chalkInit(colorEnabled(opts));
   if (opts.listRules) {
-    if (opts.output === 'json') process.stdout.write(renderJson(RULES.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description }))));
-    else process.stdout.write(renderRuleList(RULES, c));
+    // `--list-rules --rule ID`: that rule's whole documentation (why, the fix, an example); otherwise the one-line catalogue.
+    for (const id of opts.rule ?? []) if (!RULES_BY_ID.has(id)) throw new UsageError(`unknown rule ${id} (kpx lint --list-rules lists them)`);
+    const chosen = opts.rule?.length ? RULES.filter((r) => opts.rule!.includes(r.id)) : RULES;
+    if (opts.output === 'json') process.stdout.write(renderJson(chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs }))));
+    else process.stdout.write(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
     return ExitCode.Ok;
   }
   for (const id of [...(opts.rule ?? []), ...(opts.disable ?? [])]) {
