@@ -17,7 +17,24 @@ interface Step {
   readonly cmd: string;
   readonly args: readonly string[];
   readonly when?: () => boolean;
+  /** Arguments found at collection time (a container id); undefined = nothing to collect, with the reason. */
+  readonly resolve?: () => Promise<{ args: readonly string[] } | { skip: string }>;
+  /**
+   * Evidence beside the dataplane (kube-proxy's own log and configuration): when the tool cannot
+   * give it (no such unit, no cluster to ask), the step is skipped with the reason, not failed —
+   * the dumps' answers do not depend on it.
+   */
+  readonly optional?: boolean;
+  /** Output that means "nothing here" (journalctl's `-- No entries --`): skipped, with this reason. */
+  readonly empty?: { readonly pattern: RegExp; readonly reason: string };
+  /** klog writes to stderr: keep the command's stderr as output too. */
+  readonly stderrIsOutput?: boolean;
+  /** Why an optional step found nothing when the tool exits non-zero without a word (pgrep's exit 1). */
+  readonly nothingFound?: string;
 }
+
+/** How many lines of kube-proxy's log a bundle keeps (the newest): enough for hours of sync failures, bounded. */
+export const LOG_LINES = 5000;
 
 /** The sysctls kube-proxy and CNIs depend on (KUBE-PROXY.md). `-e` ignores unknown keys. */
 const SYSCTLS = [
@@ -36,6 +53,40 @@ const SYSCTLS = [
   'net.ipv4.conf.all.route_localnet',
 ];
 
+/**
+ * kube-proxy's own account (read-only): its log from the journal (a systemd unit) or from the
+ * container runtime (a static pod or DaemonSet), its running flags, and its ConfigMap when kubectl
+ * can reach the cluster. Each is optional: a node without one says so in the manifest.
+ */
+export const KUBE_PROXY_STEPS: readonly Step[] = [
+  {
+    file: 'kube-proxy-journal.log',
+    cmd: 'journalctl',
+    args: ['-u', 'kube-proxy', '--no-pager', '-o', 'short-iso', '-n', String(LOG_LINES)],
+    optional: true,
+    empty: { pattern: /^\s*-- No entries --\s*$/, reason: 'no kube-proxy unit in the journal' },
+  },
+  {
+    file: 'kube-proxy-container.log',
+    cmd: 'crictl',
+    args: ['logs', '--tail', String(LOG_LINES)],
+    optional: true,
+    stderrIsOutput: true,
+    resolve: async () => {
+      const r = await run('crictl', ['ps', '-a', '--name', 'kube-proxy', '-q'], { timeout: 20_000 });
+      const id = r.stdout.trim().split('\n')[0];
+      return id ? { args: ['logs', '--tail', String(LOG_LINES), id] } : { skip: 'no kube-proxy container on this node' };
+    },
+  },
+  { file: 'kube-proxy-flags.txt', cmd: 'pgrep', args: ['-a', 'kube-proxy'], optional: true, nothingFound: 'no kube-proxy process on this node' },
+  {
+    file: 'kube-proxy-configmap.yaml',
+    cmd: 'kubectl',
+    args: ['--request-timeout=10s', '-n', 'kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'],
+    optional: true,
+  },
+];
+
 export const STEPS: readonly Step[] = [
   { file: 'iptables-save.txt', cmd: 'iptables-save', args: [] },
   { file: 'ip6tables-save.txt', cmd: 'ip6tables-save', args: [] },
@@ -48,6 +99,7 @@ export const STEPS: readonly Step[] = [
   { file: 'ip-addr.txt', cmd: 'ip', args: ['addr'] },
   { file: 'nft-ruleset.txt', cmd: 'nft', args: ['list', 'ruleset'] },
   { file: 'sysctl.txt', cmd: 'sysctl', args: ['-e', ...SYSCTLS] },
+  ...KUBE_PROXY_STEPS,
 ];
 
 const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
@@ -106,11 +158,12 @@ export function checkCollectTarget(dir: string, force: boolean): void {
 /** Write one file of the bundle; a failure names the file (the caller turns it into one line). */
 export type BundleWriter = (path: string, data: string) => void;
 
-export async function collectTo(dir: string, kpxVersion = VERSION, write: BundleWriter = (p, d) => writeFileSync(p, d)): Promise<{ dir: string; host: string; manifest: Manifest }> {
-  mkdirSync(dir, { recursive: true });
+/** Run the steps into `dir`: each step's output file, and what happened to it. */
+export async function runSteps(dir: string, list: readonly Step[], write: BundleWriter): Promise<StepResult[]> {
   const steps: StepResult[] = [];
-  for (const s of STEPS) {
-    const command = [s.cmd, ...s.args].join(' ');
+  for (const s of list) {
+    let args = s.args;
+    let command = [s.cmd, ...args].join(' ');
     if (s.when && !s.when()) {
       steps.push({ file: s.file, command, status: 'skipped', detail: 'not available in this kernel' });
       continue;
@@ -119,21 +172,42 @@ export async function collectTo(dir: string, kpxVersion = VERSION, write: Bundle
     let out: string | undefined;
     let result: StepResult;
     try {
-      const r = await run(s.cmd, [...s.args], { timeout: 120_000, maxBuffer: 1024 * 1024 * 1024 });
-      out = r.stdout;
-      result = { file: s.file, command, status: 'ok', bytes: Buffer.byteLength(r.stdout) };
+      if (s.resolve) {
+        const found = await s.resolve();
+        if ('skip' in found) {
+          steps.push({ file: s.file, command, status: 'skipped', detail: found.skip });
+          continue;
+        }
+        args = found.args;
+        command = [s.cmd, ...args].join(' ');
+      }
+      const r = await run(s.cmd, [...args], { timeout: 120_000, maxBuffer: 1024 * 1024 * 1024 });
+      out = s.stderrIsOutput ? r.stdout + r.stderr : r.stdout;
+      if (s.empty && s.empty.pattern.test(out)) {
+        steps.push({ file: s.file, command, status: 'skipped', detail: s.empty.reason });
+        continue;
+      }
+      result = { file: s.file, command, status: 'ok', bytes: Buffer.byteLength(out) };
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { stderr?: string; stdout?: string };
+      const why = (err.stderr || err.message).trim().split('\n')[0];
       if (err.code === 'ENOENT') result = { file: s.file, command, status: 'missing', detail: `${s.cmd} is not installed` };
+      else if (s.optional) result = { file: s.file, command, status: 'skipped', detail: (err.stderr ?? '').trim() ? why : (s.nothingFound ?? why) };
       else {
         // sysctl -e still exits 0; others may print partial output before failing: keep it.
         out = err.stdout || undefined;
-        result = { file: s.file, command, status: 'failed', detail: (err.stderr ?? err.message).trim().split('\n')[0] };
+        result = { file: s.file, command, status: 'failed', detail: why };
       }
     }
     if (out !== undefined) write(join(dir, s.file), out);
     steps.push(result);
   }
+  return steps;
+}
+
+export async function collectTo(dir: string, kpxVersion = VERSION, write: BundleWriter = (p, d) => writeFileSync(p, d)): Promise<{ dir: string; host: string; manifest: Manifest }> {
+  mkdirSync(dir, { recursive: true });
+  const steps = await runSteps(dir, STEPS, write);
   const tools: Record<string, string> = {};
   for (const cmd of Object.keys(VERSION_ARGS)) {
     const v = await version(cmd);
