@@ -78,11 +78,29 @@ function endpointNode(b: Builder, s: ServicePort, ip: string, port: number | nul
   return b.node({ id: `ep:${formatHostPort(ip, port ?? undefined)}`, kind: 'endpoint', label: formatHostPort(ip, port ?? undefined), ...(where ? { detail: `pod (${where})` } : { detail: 'pod' }) });
 }
 
-function ruleLabel(r: Rule): string | undefined {
+/** An endpoint's share of new connections, as the edge into it is labelled: `14.3%`, `50%`. */
+export function shareLabel(share: number): string {
+  return `${(share * 100).toFixed(1).replace(/\.0$/, '')}%`;
+}
+
+/** Each endpoint's share by the chain (SEP, nft endpoint chain) or IPVS real server that leads to it. */
+const sharesByVia = (s: ServicePort) => new Map(s.endpoints.filter((e) => e.via !== undefined).map((e) => [e.via!, e.probability]));
+
+/**
+ * What an edge from a rule says. A jump into an endpoint's chain is labelled with that endpoint's
+ * share of connections (what a reader wants), not the rule's conditional `--probability`, which is
+ * 1/n of what is left at that point of the ladder (0.1429 … 0.5, and the last rule has none).
+ */
+function ruleLabel(r: Rule, share?: number): string | undefined {
   const parts: string[] = [];
+  if (share !== undefined) parts.push(shareLabel(share));
   for (const m of r.matches) {
-    if (m.kind === 'statistic' && m.mode === 'random') parts.push(`p=${m.probability.toFixed(4).replace(/0+$/, '').replace(/\.$/, '')}`);
-    else if (m.kind === 'statistic' && m.mode === 'nth') parts.push(`every ${m.every}`);
+    if (m.kind === 'statistic' && m.mode === 'random') {
+      if (share === undefined) parts.push(`p=${m.probability.toFixed(4).replace(/0+$/, '').replace(/\.$/, '')}`);
+    }
+    else if (m.kind === 'statistic' && m.mode === 'nth') {
+      if (share === undefined) parts.push(`every ${m.every}`);
+    }
     else if (m.kind === 'recent' && m.op === 'rcheck') parts.push('affinity hit');
     else if (m.kind === 'address' && m.cidr) parts.push(`${m.dir === 'src' ? 'from' : 'to'} ${m.negated ? 'not ' : ''}${formatCidr(m.cidr)}`);
     else if (m.kind === 'addrtype') parts.push(`${m.negated ? 'not ' : ''}${m.dir}-type ${m.types.join(',')}`);
@@ -96,6 +114,7 @@ function iptablesService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): vo
   const fes = frontendNodes(b, s);
   if (!rs) return;
   const own = new Set(Object.values(s.chains));
+  const shares = sharesByVia(s);
   const chainNode = (t: Table, c: Chain) => {
     const role = roleOf(c.name);
     if (role === 'SEP') {
@@ -138,7 +157,7 @@ function iptablesService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): vo
         if (!tg) continue;
         if ((tg.kind === 'jump' || tg.kind === 'goto') && own.has(tg.chain)) {
           const to = t.chainsByName.get(tg.chain);
-          if (to) b.edge(from, chainNode(t, to), ruleLabel(r));
+          if (to) b.edge(from, chainNode(t, to), ruleLabel(r, shares.get(tg.chain)));
         } else if (tg.kind === 'dnat' && tg.to[0]?.ip) {
           b.edge(from, endpointNode(b, s, tg.to[0].ip, tg.to[0].port ?? null), 'DNAT');
         } else if (tg.kind === 'drop' || tg.kind === 'reject' || ((tg.kind === 'jump' || tg.kind === 'goto') && tg.chain === 'KUBE-MARK-DROP')) {
@@ -167,7 +186,8 @@ function ipvsService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): void {
     });
     for (const rsrv of vs?.realServers ?? []) {
       const ip = rsrv.ip ? formatIp(rsrv.ip) : rsrv.address;
-      b.edge(vsId, endpointNode(b, s, ip, rsrv.port ?? null), `weight ${rsrv.weight ?? '?'}`);
+      const ep = s.endpoints.find((e) => e.ip === ip && e.port === (rsrv.port ?? null));
+      b.edge(vsId, endpointNode(b, s, ip, rsrv.port ?? null), `${ep ? `${shareLabel(ep.probability)}, ` : ''}weight ${rsrv.weight ?? '?'}`);
     }
   }
   if (Object.keys(s.chains).length === 0) for (const e of s.endpoints) for (const f of fes) b.edge(f.id, endpointNode(b, s, e.ip, e.port));
@@ -177,6 +197,7 @@ function nftService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): void {
   const label = svcName(s);
   const fes = frontendNodes(b, s);
   const own = new Set(Object.values(s.chains));
+  const shares = sharesByVia(s);
   const table: NftTable | undefined = snapshot.nft.flatMap((n) => n.tables).find((t) => t.name === 'kube-proxy' && t.chains.some((c) => own.has(c.name)));
   if (!table) return;
   const byName = new Map(table.chains.map((c) => [c.name, c]));
@@ -214,7 +235,8 @@ function nftService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): void {
           const n = els.length;
           for (const e of els) {
             if (e.value?.kind === 'verdict' && e.value.chain && byName.has(e.value.chain)) {
-              b.edge(from, chainNode(byName.get(e.value.chain)!), x.key.kind === 'numgen' && n ? `numgen ${e.key.join(' . ')} (1/${n})` : e.key.join(' . '));
+              const share = x.key.kind === 'numgen' ? shares.get(e.value.chain) : undefined;
+              b.edge(from, chainNode(byName.get(e.value.chain)!), share !== undefined ? shareLabel(share) : x.key.kind === 'numgen' && n ? `numgen ${e.key.join(' . ')} (1/${n})` : e.key.join(' . '));
             }
           }
         } else if (x.kind === 'dnat' && x.to?.addr) {

@@ -71,7 +71,8 @@ describe('graph', () => {
     expect(eps).toEqual(['10.244.0.2:53', '10.244.1.2:53']);
     expect(edgesFrom(g, '10.96.0.10:53/udp').length).toBe(1);
     const fromSvc = g.edges.filter((e) => e.from === svcNode.id);
-    expect(fromSvc.map((e) => e.label)).toContain('p=0.5');
+    // Each endpoint's share, not the ladder's conditional --probability (and the last rule labelled too).
+    expect(fromSvc.map((e) => e.label).sort()).toEqual(['50%', '50%']);
     expect(g.edges.filter((e) => e.label === 'DNAT').length).toBe(2);
     checkMermaid(toMermaid(g));
     await checkDot(toDot(g), g);
@@ -105,6 +106,23 @@ describe('graph', () => {
         // Every front end of every Service port is drawn.
         for (const t of r.services) if (t.clusterIP) expect(g.nodes.some((x) => x.kind === 'frontend' && x.label.startsWith(t.clusterIP!.includes(':') ? `[${t.clusterIP}]` : t.clusterIP!))).toBe(true);
         for (const e of g.edges) expect(g.nodes.some((n) => n.id === e.from) && g.nodes.some((n) => n.id === e.to)).toBe(true);
+        // Edges into a Service's endpoints carry each endpoint's share (not the ladder's conditional
+        // probability, not numgen's 1/n of one rule): for a Service with several endpoints they add up to 100%.
+        const ladder = r.services.find((t) => t.endpoints.length >= 3 && t.endpoints.every((e) => e.probability > 0 && e.via !== undefined))!;
+        expect(ladder, 'a Service with three or more endpoints').toBeDefined();
+        let total = 0;
+        for (const e of ladder.endpoints) {
+          const host = e.ip.includes(':') ? `[${e.ip}]:${e.port}` : `${e.ip}:${e.port}`;
+          const target = mode === 'ipvs' ? (id: string) => id === `ep:${host}` : (id: string) => id.endsWith(`:${e.via}`) || id.endsWith(`/${e.via}`);
+          const labels = g.edges.filter((x) => target(x.to)).map((x) => x.label ?? '');
+          const share = `${(e.probability * 100).toFixed(1).replace(/\.0$/, '')}%`;
+          expect(labels.length, `${ladder.id} ${host}`).toBeGreaterThan(0);
+          // (An affinity rule's jump into the same chain is another, unlabelled edge.)
+          expect(labels.some((l) => l.startsWith(share)), `${ladder.id} ${host}: ${JSON.stringify(labels)}`).toBe(true);
+          total += Number.parseFloat(share);
+        }
+        expect(Math.abs(total - 100)).toBeLessThan(0.1 * ladder.endpoints.length);
+        expect(g.edges.filter((x) => /p=0\.|\(1\/\d+\)/.test(x.label ?? '')).map((x) => x.label)).toEqual([]);
         checkMermaid(toMermaid(g));
         await checkDot(toDot(g), g);
       } finally {
