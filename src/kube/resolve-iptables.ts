@@ -6,7 +6,7 @@
  * filter-table REJECT/DROP rules, and are found from those. What a cut paste or a truncated table
  * leaves out is said as absence facts, not read as "no endpoints".
  */
-import type { Chain, Match, NatTo, Rule, Ruleset, Table } from '../model/netfilter.js';
+import { chainsPastCut, type Chain, type Match, type NatTo, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatCidr, formatIp, type Cidr } from '../model/addr.js';
 import {
@@ -428,7 +428,7 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
   // 4. Read each group's chains into facts; the builder makes the Service ports.
   const endpointChains = readEndpointChains(nat);
   const truncation = truncationOf(nat);
-  const cutChains = chainsFromCut(nat);
+  const cutChains = chainsPastCut(nat).chains;
   const fragment = nat?.implicit ?? false;
   const results: ServicePort[] = [];
   // Names of the chains the Service ports own (their `chains`).
@@ -575,26 +575,6 @@ function truncationOf(t: Table | undefined): Absence | undefined {
     if (last && last.line > line) line = last.line;
   }
   return { code: 'table-truncated', table: t.name, file: t.file, line };
-}
-
-/**
- * In a table without COMMIT, the chains whose rules may be missing: the chain holding the last rule
- * read (its tail may be past the cut) and every chain after it (iptables-save prints rules in chain order).
- */
-function chainsFromCut(t: Table | undefined): ReadonlySet<Chain> {
-  const out = new Set<Chain>();
-  if (!t || t.committed || t.implicit) return out;
-  let at = -1;
-  let line = -1;
-  t.chains.forEach((c, i) => {
-    const r = c.rules[c.rules.length - 1];
-    if (r && r.line > line) {
-      line = r.line;
-      at = i;
-    }
-  });
-  for (let i = Math.max(at, 0); i < t.chains.length; i++) if (!t.chains[i].builtin) out.add(t.chains[i]);
-  return out;
 }
 
 function readFacts(

@@ -1,5 +1,5 @@
 import type { Rule } from '../../model/netfilter.js';
-import { ladderShares } from '../../kube/resolve-iptables.js';
+import { ladderShares, unrepeated } from '../../kube/resolve-iptables.js';
 import { createRule } from '../rule.js';
 import { jumpTarget, ruleRelated } from '../context.js';
 import { lastRuleChain, serviceLabelOf } from '../util.js';
@@ -45,7 +45,8 @@ export default createRule({
       for (const c of t.table.chains) {
         if (!/^KUBE-(SVC|SVL)-/.test(c.name) || c === cut) continue;
         const eps: Rule[] = [];
-        for (const r of c.rules) {
+        // A block pasted twice is read once, as the resolver reads it (it reports the repetition).
+        for (const r of unrepeated(c.rules).rules) {
           const target = jumpTarget(r);
           if (!target || !target.startsWith('KUBE-SEP-')) continue;
           if (r.matches.some((m) => m.kind === 'recent')) continue; // session-affinity rules
