@@ -11,6 +11,8 @@ import type { ServicePort } from '../../src/kube/types.js';
 import { lintSnapshot } from '../../src/lint/run.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { tracePacket, type SourceSpec } from '../../src/trace/trace.js';
+import { chalkInit } from '../../src/render/colors.js';
+import { renderTraceText } from '../../src/render/trace.js';
 import { KIND, snapshotOf } from '../lint/helpers.js';
 
 async function all(files: Record<string, string>, dest: string, from: SourceSpec = 'pod', nodeIps: string[] = []) {
@@ -27,7 +29,7 @@ async function all(files: Record<string, string>, dest: string, from: SourceSpec
   const outcomes = t.outcomes.map((o) => [o.verdict, o.probability, o.verdict === 'DNAT' ? o.destination : (o.unknown?.code ?? null)]);
   const total = Number(t.outcomes.reduce((n, o) => n + o.probability, 0).toFixed(9));
   const findings = lint.findings.filter((f) => f.ruleId !== 'masquerade-not-random-fully').map((f) => `${f.ruleId}: ${f.message}`);
-  return { service, outcomes, total, findings, text: Object.values(files).join('\n') };
+  return { service, outcomes, total, findings, text: Object.values(files).join('\n'), rendered: renderTraceText(t, chalkInit(false)) };
 }
 
 /** No claim of a rejection unless a REJECT rule is in the text; no NONE where evidence is missing. */
@@ -181,6 +183,8 @@ describe('services, trace and lint agree on partial evidence', () => {
     expect(r.service(DNS)).toMatchObject({ state: 'unknown', endpoints: [] });
     expect(r.service(DNS).problems.map((p) => p.code)).toEqual(['table-truncated']);
     expect(r.outcomes).toEqual([['UNKNOWN', 1, 'chain-truncated']]);
+    expect(r.rendered).toMatch(/UNKNOWN: table nat was cut before COMMIT \(last line read: \d+\): the rest of chain KUBE-SVC-TCOU7JCQXEZGVUNU is not in the evidence/);
+    expect(r.rendered).not.toMatch(/passes on unchanged|no rule claimed/);
     expect(r.findings).toEqual([]);
     honest(r);
   });
