@@ -9,7 +9,11 @@ export interface Sniffer<Id extends string> {
 }
 
 const TYPES = 'unicast|local|broadcast|anycast|multicast|blackhole|unreachable|prohibit|throw|nat|xresolve';
-const DST = String.raw`(?:default|\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){1,7}(?:/\d{1,3})?)`;
+/**
+ * A destination: `default`, IPv4, or IPv6 (at least two colons, so an `ip rule` priority such as
+ * `0:` or `100:` is never read as an IPv6 route).
+ */
+const DST = String.raw`(?:default|\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:/\d{1,3})?)`;
 const KEYS = 'via|dev|proto|scope|src|metric|table|nhid|tos|pref|expires|onlink|linkdown|mtu|advmss|realms|from|uid|initcwnd|encap';
 /** A route head line: `[TYPE] DST KEYWORD …` or a bare `[TYPE] DST` (`prohibit 10.8.0.0/16`). */
 const ROUTE = new RegExp(String.raw`^\s*(?:(?:${TYPES})\s+)?${DST}(?:\s+(?:${KEYS})\b.*|\s*)$`);

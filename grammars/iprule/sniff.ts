@@ -1,11 +1,16 @@
 /** `ip rule` text and `ip -j rule` JSON, by content. */
+import { noiseKind } from '../common/text.js';
+
 const RULE = /^\s*\d+:\s+(not\s+)?from\s+\S+/;
 
 export const ipRuleSniffer = {
   id: 'ip-rule' as const,
   sniff(lines: readonly string[]): number {
-    const hits = lines.filter((l) => RULE.test(l)).length;
-    return hits === 0 ? 0 : hits >= Math.min(3, lines.length) ? 1 : 0.5;
+    // Only content counts: an `ip rule` paste with a prompt, or with only custom rules (no
+    // 32766/32767 lines), is still certain when every content line is a rule.
+    const content = lines.filter((l) => l.trim() !== '' && noiseKind(l) === undefined && !/^\s*#/.test(l));
+    const hits = content.filter((l) => RULE.test(l)).length;
+    return hits === 0 ? 0 : hits >= Math.min(3, content.length) ? 1 : 0.5;
   },
 };
 

@@ -233,6 +233,8 @@ function plainLine(raw: string): LineKind {
   // prompt (`user@host:~# …`, which needs an `@` and `#`/`$`) or a glued stderr warning is in it.
   if (c !== 42 /* * */ && c !== 58 /* : */ && c !== 45 /* - */ && c !== 91 /* [ */ && c !== 67 /* C */) return LineKind.Other;
   if (raw.indexOf('# Warning: ') >= 0) return LineKind.Other;
+  // `--` (grep's group separator) and `**caption**` (markdown) are paste noise, never a rule or table.
+  if ((c === 45 || c === 42) && raw.charCodeAt(indent + 1) === c) return LineKind.Other;
   if (raw.indexOf('@') >= 0 || c === 91 || c === 67) return noiseKind(indent === 0 ? raw : raw.slice(indent)) === undefined && !LISTING.test(raw.slice(indent)) ? LineKind.Lex : LineKind.Other;
   return LineKind.Lex;
 }

@@ -14,6 +14,15 @@ import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './i
 
 const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);
 
+/**
+ * How a message names a table: `table nat`, or `this fragment` for rules without a `*table` line,
+ * with what kpx assumed (`detail` is added to the message's parenthesis).
+ */
+function tableWords(t: { readonly name: string; readonly implicit: boolean }, detail?: string): string {
+  if (!t.implicit) return `table ${t.name}${detail === undefined ? '' : ` (${detail})`}`;
+  return `this fragment (${detail === undefined ? '' : `${detail}; `}no *table line, kpx assumes table ${t.name})`;
+}
+
 /** The table a fragment's rules belong to: nat when they NAT or mark for masquerade, else filter. */
 function inferTableName(rules: readonly Extract<LineSyntax, { kind: 'rule' }>[]): string {
   for (const r of rules) {
@@ -124,7 +133,8 @@ export function extractIptablesSave(text: string, file: string, progress?: Parse
 
 function extract(text: string, file: string, progress: ParseProgress | undefined): ParsedInput<Ruleset> {
   /** Extraction diagnostics found while the grammar reads (they follow the grammar's own). */
-  const early: Diagnostic[] = [];
+  // Diagnostics found while reading; those about a fragment wait for its inferred table name.
+  const early: (Diagnostic | (() => Diagnostic))[] = [];
   const tables: MutableTable[] = [];
   const headers: Extract<SaveComment, { kind: 'generated' }>[] = [];
   const comments: { line: number; text: string }[] = [];
@@ -218,7 +228,8 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
     const s = e.syntax;
     if (s.kind === 'table') {
       if (current && !current.committed) {
-        early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
+        // A fragment before a `*table` line never had a COMMIT to miss (extract/fragment says what it is).
+        if (!current.implicit) early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
       }
       current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
       lastHeader = undefined;
@@ -234,7 +245,11 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
       case 'chain': {
         const c = chainOf(current, s.name);
         if (c.line !== undefined) {
-          early.push(diagnostic('warning', 'extract/duplicate-chain', `chain ${s.name} is declared twice in table ${current.name} (first on line ${c.line})`, file, e.line, e.column));
+          const t = current;
+          const name = s.name;
+          const first = c.line;
+          const { line, column } = e;
+          early.push(() => diagnostic('warning', 'extract/duplicate-chain', `chain ${name} is declared twice in ${tableWords(t, `first on line ${first}`)}`, file, line, column));
         }
         c.line = e.line;
         c.policy = s.policy;
@@ -284,13 +299,17 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
     },
     entry: onEntry,
   }, progress);
-  // The grammar's diagnostics come first, as they always did.
-  const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early];
-
   for (const t of tables) {
     if (!t.implicit) continue;
     t.name = inferTableName(t.pending.syntax);
     for (const c of t.chains.values()) c.table = t.name;
+    for (let k = 0; k < commands.length; k++) if (commands[k].table === '') commands[k] = { ...commands[k], table: t.name };
+  }
+  // The grammar's diagnostics come first, as they always did.
+  const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early.map((d) => (typeof d === 'function' ? d() : d))];
+
+  for (const t of tables) {
+    if (!t.implicit) continue;
     diagnostics.push(
       diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name} and does not require chain declarations`, file, t.line, 1),
     );
@@ -307,7 +326,7 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
       if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
       else if (isUndeclared(t.chains.get(note.undeclared))) {
         diagnostics.push(
-          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which table ${t.name} does not declare (iptables-restore would reject it)`, file, note.line, note.column),
+          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which ${tableWords(t)} does not declare (iptables-restore would reject it)`, file, note.line, note.column),
         );
       }
     }

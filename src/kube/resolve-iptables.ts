@@ -6,7 +6,7 @@
  * filter-table REJECT/DROP rules, and are found from those. What a cut paste or a truncated table
  * leaves out is said as absence facts, not read as "no endpoints".
  */
-import type { Chain, Match, NatTo, Rule, Ruleset, Table } from '../model/netfilter.js';
+import { chainsPastCut, type Chain, type Match, type NatTo, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatCidr, formatIp, type Cidr } from '../model/addr.js';
 import {
@@ -428,12 +428,13 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
   // 4. Read each group's chains into facts; the builder makes the Service ports.
   const endpointChains = readEndpointChains(nat);
   const truncation = truncationOf(nat);
+  const cutChains = chainsPastCut(nat).chains;
   const fragment = nat?.implicit ?? false;
   const results: ServicePort[] = [];
   // Names of the chains the Service ports own (their `chains`).
   const claimed = new Set<string>();
   for (const g of groups.values()) {
-    const facts = readFacts(g, endpointChains, truncation, fragment, claimed);
+    const facts = readFacts(g, endpointChains, truncation, cutChains, fragment, claimed);
     if (facts) results.push(buildServicePort(facts, locality));
   }
 
@@ -580,6 +581,7 @@ function readFacts(
   g: Group,
   endpointChains: ReadonlyMap<string, EndpointChain>,
   truncation: Absence | undefined,
+  cutChains: ReadonlySet<Chain>,
   fragment: boolean,
   claimed: Set<string>,
 ): ServiceFacts | undefined {
@@ -622,6 +624,12 @@ function readFacts(
   const read = balancing ? readBalancingChain(balancing) : undefined;
   const localRead = svl ? (svl === balancing ? read : readBalancingChain(svl)) : undefined;
   const localSeps = svl ? new Set(localRead!.endpoints.map((e) => e.sep)) : undefined;
+  // In a truncated table the chain holding the last rule read may have lost its tail at the cut:
+  // its ladder and its rules say nothing certain about what followed.
+  // Chains after it (iptables-save prints rules in chain order) lost all their rules.
+  const cutShort = (c: Chain | undefined) => c !== undefined && cutChains.has(c);
+  const balancingCut = cutShort(balancing);
+  if ([svc, svl, ext, xlb].some(cutShort)) absences.push(truncation!);
   if (read && read.repeated > 1) problems.push(problem('repeated-rules', { chain: balancing!.name, times: read.repeated, rules: read.blockLength }));
   const balancingEvidence = evidence.length;
   if (balancing) pushEvidence(evidence, balancing.rules);
@@ -631,8 +639,8 @@ function readFacts(
   let seps: string[] = [];
   if (read) {
     const { shares, leftover, unreachableFrom } = ladderShares(read.endpoints.map((e) => e.probability));
-    if (read.endpoints.length > 0 && leftover > 1e-6) problems.push(problem('ladder-leftover', { chain: balancing!.name, share: leftover }));
-    if (unreachableFrom !== undefined) problems.push(problem('ladder-unreachable-rule', { chain: balancing!.name, rule: unreachableFrom + 1 }));
+    if (read.endpoints.length > 0 && leftover > 1e-6 && !balancingCut) problems.push(problem('ladder-leftover', { chain: balancing!.name, share: leftover }));
+    if (unreachableFrom !== undefined && !balancingCut) problems.push(problem('ladder-unreachable-rule', { chain: balancing!.name, rule: unreachableFrom + 1 }));
     const n = read.endpoints.length;
     let noZeroShares: boolean | undefined;
     for (let i = 0; i < n; i++) {
@@ -655,7 +663,7 @@ function readFacts(
         if (fromComment) ({ ip, port } = fromComment);
       }
       if (!ip) continue;
-      if (Math.abs(shares[i] - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || x.probability > 0))) {
+      if (!balancingCut && Math.abs(shares[i] - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || x.probability > 0))) {
         problems.push(problem('unequal-share', { endpoint: `${ip}:${port}`, share: shares[i], equal: 1 / n }));
       }
       // One shape for every target (no spread): ~90k of them at 10k Services.
@@ -674,6 +682,9 @@ function readFacts(
   // Dispatch rules to a Service chain the dump does not hold (a grep, a cut paste).
   if (!balancing && g.absentChain !== undefined) absences.push(truncation ?? { code: 'service-chain-absent', chain: g.absentChain });
   else if (balancing && balancing.rules.length === 0 && truncation) absences.push(truncation);
+  // Chains of this Service were read (an EXT or FW chain declared before the cut) but no Service
+  // chain: in a truncated table it may simply be past the cut, unless a rule says there are none.
+  else if (!balancing && truncation && !g.noEndpoints && !g.noLocalEndpoints) absences.push(truncation);
 
   const noEndpoints: NoEndpointFact[] = [];
   if (g.noEndpoints) noEndpoints.push({ scope: 'all', verdict: 'reject' });

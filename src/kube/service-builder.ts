@@ -105,7 +105,11 @@ function deriveState(f: ServiceFacts, endpoints: readonly Endpoint[], problems: 
       return 'partial';
     } else state = 'no-endpoints';
   } else if (saysNoLocal) state = 'no-local-endpoints';
-  else if ((f.externalTrafficPolicy === 'Local' || f.internalTrafficPolicy === 'Local') && endpoints.every((e) => e.local === false)) state = 'no-local-endpoints';
+  else if ((f.externalTrafficPolicy === 'Local' || f.internalTrafficPolicy === 'Local') && endpoints.every((e) => e.local === false)) {
+    // No endpoint read is local, but evidence is missing (a local endpoint's chain may be the part not shown).
+    if (f.absences.length > 0) return 'unknown';
+    state = 'no-local-endpoints';
+  }
   else state = 'healthy';
   if (state === 'healthy' && problems.some(degrades)) state = 'partial';
   return state;

@@ -1,5 +1,5 @@
 /** Small helpers shared by rules. */
-import type { Rule } from '../model/netfilter.js';
+import type { Chain, Rule } from '../model/netfilter.js';
 import type { ServicePort } from '../kube/types.js';
 import type { LintContext, TableIndex } from './context.js';
 
@@ -21,3 +21,17 @@ export function* allRules(ctx: LintContext): Generator<{ t: TableIndex; r: Rule 
 }
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** Position of the chain holding the last rule a truncated table kept (-1: none); iptables-save prints rules in chain order. */
+export function lastRuleChain(chains: readonly Chain[]): number {
+  let last = -1;
+  let line = -1;
+  chains.forEach((c, i) => {
+    const r = c.rules[c.rules.length - 1];
+    if (r && r.line > line) {
+      line = r.line;
+      last = i;
+    }
+  });
+  return last;
+}

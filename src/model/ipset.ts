@@ -106,6 +106,22 @@ export type Tri = boolean | 'unknown';
 
 const PORT_PROTOS: ReadonlySet<string> = new Set(['tcp', 'udp', 'sctp', 'udplite']);
 
+/**
+ * IANA protocol numbers ipset prints by name; some ipset versions print an element's protocol as
+ * its number (`10.96.0.10,17:53`). Others stay numeric (`253` stays `253`).
+ */
+const PROTO_BY_NUMBER: Readonly<Record<number, string>> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 47: 'gre', 50: 'esp', 51: 'ah', 58: 'icmpv6', 132: 'sctp', 136: 'udplite' };
+
+/** One spelling per protocol: lower case, a number as its name when it has one (`17` → `udp`, `047` → `47`). */
+export function canonicalProto(proto: string): string {
+  const p = proto.toLowerCase();
+  if (/^\d+$/.test(p)) {
+    const n = Number(p);
+    return PROTO_BY_NUMBER[n] ?? String(n);
+  }
+  return p === 'ipv6-icmp' ? 'icmpv6' : p;
+}
+
 function and(a: Tri, b: Tri): Tri {
   if (a === false || b === false) return false;
   if (a === 'unknown' || b === 'unknown') return 'unknown';
@@ -142,10 +158,10 @@ function partMatches(set: IpSet, dim: IpSetDimension, part: IpSetPart, flag: IpS
     case 'port': {
       if (part.proto === 'any') {
         // bitmap:port: the port of any protocol that has ports.
-        if (port === undefined) return PORT_PROTOS.has(pkt.proto) ? 'unknown' : false;
+        if (port === undefined) return PORT_PROTOS.has(canonicalProto(pkt.proto)) ? 'unknown' : false;
         return port >= part.port && port <= (part.portEnd ?? part.port);
       }
-      if (part.proto !== pkt.proto) return false;
+      if (canonicalProto(part.proto) !== canonicalProto(pkt.proto)) return false;
       if (port === undefined) return 'unknown';
       return port >= part.port && port <= (part.portEnd ?? part.port);
     }
@@ -159,7 +175,7 @@ function partMatches(set: IpSet, dim: IpSetDimension, part: IpSetPart, flag: IpS
       // `icmp:echo-request` cannot match a TCP packet; anything else is undecidable.
       if (dim === 'port') {
         const proto = /^([a-z0-9-]+):/i.exec(part.text)?.[1];
-        if (proto !== undefined && proto !== pkt.proto) return false;
+        if (proto !== undefined && canonicalProto(proto) !== canonicalProto(pkt.proto)) return false;
       }
       return 'unknown';
     }

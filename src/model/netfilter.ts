@@ -199,3 +199,25 @@ export function isTerminal(t: Target | undefined): boolean {
       return false;
   }
 }
+
+/**
+ * In a table cut before COMMIT (a truncated dump), the chains whose rules may be missing: the chain
+ * holding the last rule read (its tail may be past the cut) and every chain after it (iptables-save
+ * prints rules in chain order), with the last line read. Empty for a committed table or a fragment.
+ */
+export function chainsPastCut(t: Table | undefined): { readonly chains: ReadonlySet<Chain>; readonly line: number } {
+  const chains = new Set<Chain>();
+  if (!t || t.committed || t.implicit) return { chains, line: 0 };
+  let at = -1;
+  let line = t.line;
+  t.chains.forEach((c, i) => {
+    if (c.line !== undefined && c.line > line) line = c.line;
+    const r = c.rules[c.rules.length - 1];
+    if (r && r.line >= line) {
+      line = r.line;
+      at = i;
+    }
+  });
+  for (let i = Math.max(at, 0); i < t.chains.length; i++) chains.add(t.chains[i]);
+  return { chains, line };
+}

@@ -18,6 +18,8 @@ export function unknownText(r: UnknownReason): string {
   switch (r.code) {
     case 'chain-missing':
       return `chain ${r.chain} is not in the evidence: what happens after this ${r.via} is unknown`;
+    case 'chain-truncated':
+      return `table ${r.table} was cut before COMMIT (last line read: ${r.line}): rules of chain ${r.chain} past the cut are not in the evidence, so what happens here is unknown`;
     case 'map-missing':
       return `map ${r.map} is not in the evidence: what happens after this lookup is unknown`;
     case 'userspace-verdict':

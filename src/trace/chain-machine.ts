@@ -79,6 +79,11 @@ export interface ChainDialect<C, R> {
   rulesOf(c: C, st: PathState): readonly R[];
   evaluate(c: C, rule: R, st: PathState, ask: (q: Question) => boolean): readonly Alternative[];
   refOf(c: C, rule: R): StepRef;
+  /**
+   * For a chain whose rules may go on past a truncated table's cut: where the evidence ends and why
+   * the walk cannot say what follows (the end of such a chain is not a return nor its policy).
+   */
+  cutAt?(c: C): { readonly ref: StepRef; readonly reason: UnknownReason } | undefined;
 }
 
 /** The chain a walk starts in and what its end means. */
@@ -311,6 +316,11 @@ export function walkChain<C, R>(d: ChainDialect<C, R>, entry: Entry<C>, start: B
       const top = w.stack[w.stack.length - 1];
       const rule = top?.rules[top.pos++];
       if (rule === undefined) {
+        const cut = d.cutAt?.(top.chain);
+        if (cut) {
+          unknown(w, cut.ref, cut.reason);
+          break;
+        }
         w.stack.pop();
         if (w.stack.length === 0) {
           policy(w);

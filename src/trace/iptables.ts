@@ -3,7 +3,7 @@
  * (big dispatch chains are indexed by destination), and what one rule does — its matches ANDed
  * (`-m statistic` as a share, undecided matches asked of the scenario), then its target as effects.
  */
-import type { Chain, Match, Rule, Table } from '../model/netfilter.js';
+import { chainsPastCut, type Chain, type Match, type Rule, type Table } from '../model/netfilter.js';
 import { parseIp } from '../model/addr.js';
 import type { TraceContext } from './context.js';
 import { certain, noMatch, type Alternative, type ChainDialect, type Effect, type StepRef } from './chain-machine.js';
@@ -156,8 +156,13 @@ export function evaluateRule(rule: Rule, st: PathState, ctx: TraceContext, ask: 
 
 /** One iptables table as a chain-machine dialect. */
 export function iptablesDialect(table: Table, ctx: TraceContext): ChainDialect<Chain, Rule> {
+  const past = chainsPastCut(table);
   return {
     findChain: (name) => table.chainsByName.get(name),
+    cutAt: (c) =>
+      past.chains.has(c)
+        ? { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: past.line }, reason: { code: 'chain-truncated', chain: c.name, table: table.name, line: past.line } }
+        : undefined,
     rulesOf: candidates,
     evaluate: (_c, rule, st, ask) => evaluateRule(rule, st, ctx, ask),
     refOf: (_c, r): StepRef => ({ dialect: 'iptables', table: r.table, chain: r.chain, file: r.file, line: r.line, text: r.raw }),

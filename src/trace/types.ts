@@ -52,6 +52,8 @@ export interface Condition {
 /** Why an outcome is UNKNOWN. */
 export type UnknownReason =
   | { readonly code: 'chain-missing'; readonly chain: string; readonly via: 'jump' | 'goto' }
+  /** The walk reached the end of a chain whose rules may go on past where a truncated table was cut. */
+  | { readonly code: 'chain-truncated'; readonly chain: string; readonly table: string; readonly line: number }
   | { readonly code: 'map-missing'; readonly map: string }
   | { readonly code: 'userspace-verdict'; readonly target: string }
   | { readonly code: 'not-evaluated'; readonly what: string }

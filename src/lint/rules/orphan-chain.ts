@@ -1,7 +1,6 @@
-import type { Chain } from '../../model/netfilter.js';
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
-import { serviceLabelOf } from '../util.js';
+import { lastRuleChain, serviceLabelOf } from '../util.js';
 
 /** kube-proxy's per-Service and per-endpoint chains: each is written with rules and jumped to. */
 const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
@@ -66,17 +65,3 @@ export default createRule({
     }
   },
 });
-
-/** Position of the chain holding the last rule a truncated table kept (-1: none); iptables-save prints rules in chain order. */
-function lastRuleChain(chains: readonly Chain[]): number {
-  let last = -1;
-  let line = -1;
-  chains.forEach((c, i) => {
-    const r = c.rules[c.rules.length - 1];
-    if (r && r.line > line) {
-      line = r.line;
-      last = i;
-    }
-  });
-  return last;
-}

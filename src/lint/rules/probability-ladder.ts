@@ -1,8 +1,8 @@
 import type { Rule } from '../../model/netfilter.js';
-import { ladderShares } from '../../kube/resolve-iptables.js';
+import { ladderShares, unrepeated } from '../../kube/resolve-iptables.js';
 import { createRule } from '../rule.js';
 import { jumpTarget, ruleRelated } from '../context.js';
-import { serviceLabelOf } from '../util.js';
+import { lastRuleChain, serviceLabelOf } from '../util.js';
 
 /** Relative tolerance on an endpoint's share: iptables-save prints probabilities the kernel rounded to 2^-31. */
 const TOLERANCE = 1e-4;
@@ -40,10 +40,13 @@ export default createRule({
   check(ctx) {
     for (const t of ctx.tables) {
       if (t.table.name !== 'nat') continue;
+      // A table cut before COMMIT: the chain holding the last rule read may have lost the rest of its ladder.
+      const cut = t.table.committed ? undefined : t.table.chains[lastRuleChain(t.table.chains)];
       for (const c of t.table.chains) {
-        if (!/^KUBE-(SVC|SVL)-/.test(c.name)) continue;
+        if (!/^KUBE-(SVC|SVL)-/.test(c.name) || c === cut) continue;
         const eps: Rule[] = [];
-        for (const r of c.rules) {
+        // A block pasted twice is read once, as the resolver reads it (it reports the repetition).
+        for (const r of unrepeated(c.rules).rules) {
           const target = jumpTarget(r);
           if (!target || !target.startsWith('KUBE-SEP-')) continue;
           if (r.matches.some((m) => m.kind === 'recent')) continue; // session-affinity rules

@@ -1,0 +1,191 @@
+/**
+ * `services`, `trace` and `lint` on the same partial evidence (issue 15) must tell one story, and
+ * none may claim what the text does not show: no "rejected" without a REJECT rule, no "passes on
+ * unchanged" / NONE when the rules that decide are simply not in the paste, UNKNOWN / unknown where
+ * the chain is missing. Each case drives the three through their functions on one snapshot.
+ */
+import { describe, expect, it } from 'vitest';
+import { endpointHash, portProtoHash } from '../../src/kube/hash.js';
+import { resolveServices } from '../../src/kube/resolve.js';
+import type { ServicePort } from '../../src/kube/types.js';
+import { lintSnapshot } from '../../src/lint/run.js';
+import { parseDestination, type Destination } from '../../src/trace/packet.js';
+import { tracePacket, type SourceSpec } from '../../src/trace/trace.js';
+import { chalkInit } from '../../src/render/colors.js';
+import { renderTraceText } from '../../src/render/trace.js';
+import { KIND, snapshotOf } from '../lint/helpers.js';
+
+async function all(files: Record<string, string>, dest: string, from: SourceSpec = 'pod', nodeIps: string[] = []) {
+  const snap = await snapshotOf(files, nodeIps);
+  const res = await resolveServices(snap);
+  const lint = await lintSnapshot(snap, { resolution: res });
+  const d = parseDestination(dest) as Destination;
+  const t = tracePacket(snap, res, d, d.protocol!, { from, assumptions: { established: false, affinityHit: false } });
+  const service = (id: string): ServicePort => {
+    const s = res.services.find((x) => x.id === id);
+    if (!s) throw new Error(`services does not list ${id}: ${res.services.map((x) => x.id).join(', ')}`);
+    return s;
+  };
+  const outcomes = t.outcomes.map((o) => [o.verdict, o.probability, o.verdict === 'DNAT' ? o.destination : (o.unknown?.code ?? null)]);
+  const total = Number(t.outcomes.reduce((n, o) => n + o.probability, 0).toFixed(9));
+  const findings = lint.findings.filter((f) => f.ruleId !== 'masquerade-not-random-fully').map((f) => `${f.ruleId}: ${f.message}`);
+  return { service, outcomes, total, findings, text: Object.values(files).join('\n'), rendered: renderTraceText(t, chalkInit(false)) };
+}
+
+/** No claim of a rejection unless a REJECT rule is in the text; no NONE where evidence is missing. */
+function honest(r: Awaited<ReturnType<typeof all>>) {
+  if (!/-j REJECT/.test(r.text)) expect(r.findings.filter((f) => /reject/i.test(f))).toEqual([]);
+  expect(r.total).toBe(1);
+}
+
+// `iptables-save | grep KUBE-SVC-TCOU7JCQXEZGVUNU` on a node (as in test/trace/fragments.test.ts): no PREROUTING, no SEP chains.
+const GREP_SVC = `-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU ! -s 10.244.0.0/16 -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-MARK-MASQ
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-YIL6JZP7A3QYXJU2
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.1.2:53" -j KUBE-SEP-Z6M7ZHWCTBNMPLD7
+`;
+const SEP_A = `-A KUBE-SEP-YIL6JZP7A3QYXJU2 -s 10.244.0.2/32 -m comment --comment "kube-system/kube-dns:dns" -j KUBE-MARK-MASQ
+-A KUBE-SEP-YIL6JZP7A3QYXJU2 -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.2:53
+`;
+const DNS = 'kube-system/kube-dns:dns/udp';
+
+describe('services, trace and lint agree on partial evidence', () => {
+  it('a grep of KUBE-SERVICES + one Service chain, without PREROUTING: endpoints from comments, chains missing → partial / UNKNOWN / no finding', async () => {
+    const r = await all({ 'grep.txt': GREP_SVC }, '10.96.0.10:53/udp');
+    expect(r.service(DNS)).toMatchObject({ state: 'partial' });
+    expect(r.service(DNS).problems.map((p) => p.code)).toEqual(['endpoint-chain-absent', 'endpoint-chain-absent']);
+    expect(r.outcomes).toEqual([
+      ['UNKNOWN', 0.5, 'chain-missing'],
+      ['UNKNOWN', 0.5, 'chain-missing'],
+    ]);
+    expect(r.findings).toEqual([]);
+    honest(r);
+    // Older comments without "-> IP:port": nothing says where the endpoints are → unknown, still UNKNOWN, still no finding.
+    const old = await all({ 'grep.txt': GREP_SVC.replace(/ -> [0-9.]+:\d+"/g, '"') }, '10.96.0.10:53/udp');
+    expect(old.service(DNS)).toMatchObject({ state: 'unknown', endpoints: [] });
+    expect(old.outcomes.map((o) => o[0])).toEqual(['UNKNOWN', 'UNKNOWN']);
+    expect(old.findings).toEqual([]);
+    honest(old);
+  });
+
+  it('one SEP chain cut out of the paste: the pasted endpoint DNATs, the missing one is UNKNOWN; never no-endpoints', async () => {
+    const r = await all({ 'grep.txt': GREP_SVC + SEP_A }, '10.96.0.10:53/udp');
+    expect(r.service(DNS).state).toBe('partial');
+    expect(r.service(DNS).problems).toEqual([{ code: 'endpoint-chain-absent', chain: 'KUBE-SEP-Z6M7ZHWCTBNMPLD7', from: 'KUBE-SVC-TCOU7JCQXEZGVUNU' }]);
+    expect(r.outcomes).toEqual([
+      ['DNAT', 0.5, '10.244.0.2:53'],
+      ['UNKNOWN', 0.5, 'chain-missing'],
+    ]);
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+
+  it('a "has no local endpoints" rule to KUBE-MARK-DROP: no-local-endpoints / DROP / the local-policy finding, not "rejected"', async () => {
+    const hash = portProtoHash('default/web:http', 'tcp');
+    const text = [
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      ':KUBE-SERVICES - [0:0]',
+      ':KUBE-NODEPORTS - [0:0]',
+      ':KUBE-MARK-DROP - [0:0]',
+      `:KUBE-XLB-${hash} - [0:0]`,
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+      '-A KUBE-MARK-DROP -j MARK --set-xmark 0x8000/0x8000',
+      '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
+      `-A KUBE-NODEPORTS -p tcp -m comment --comment "default/web:http" -m tcp --dport 30080 -j KUBE-XLB-${hash}`,
+      `-A KUBE-XLB-${hash} -m comment --comment "default/web:http has no local endpoints" -j KUBE-MARK-DROP`,
+      'COMMIT',
+      '*filter',
+      ':INPUT ACCEPT [0:0]',
+      ':KUBE-FIREWALL - [0:0]',
+      '-A INPUT -j KUBE-FIREWALL',
+      '-A KUBE-FIREWALL -m comment --comment "kubernetes firewall for dropping marked packets" -m mark --mark 0x8000/0x8000 -j DROP',
+      'COMMIT',
+      '',
+    ].join('\n');
+    const r = await all({ 'xlb.txt': text }, '192.168.0.5:30080/tcp', 'external', ['192.168.0.5']);
+    expect(r.service('default/web:http/tcp')).toMatchObject({ state: 'no-local-endpoints', externalTrafficPolicy: 'Local', nodePort: 30080 });
+    expect(r.outcomes).toEqual([['DROP', 1, null]]);
+    expect(r.findings).toEqual([
+      'local-policy-no-local-endpoints: Service default/web:http has a Local traffic policy and no endpoint on this node: external traffic (NodePort, external and load-balancer IPs) to it is dropped here',
+    ]);
+    honest(r);
+  });
+
+  it('chain names hashed over the old `ns/name:` form: a verified, healthy Service that DNATs, no hash finding', async () => {
+    const spn = 'default/web:';
+    const svc = `KUBE-SVC-${portProtoHash(spn, 'tcp')}`;
+    const sep = `KUBE-SEP-${endpointHash(spn, 'tcp', '10.244.1.5:8080')}`;
+    const text = [
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      ':KUBE-SERVICES - [0:0]',
+      `:${svc} - [0:0]`,
+      `:${sep} - [0:0]`,
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+      `-A KUBE-SERVICES -d 10.96.7.7/32 -p tcp -m comment --comment "default/web: cluster IP" -m tcp --dport 80 -j ${svc}`,
+      `-A ${svc} -m comment --comment "default/web:" -j ${sep}`,
+      `-A ${sep} -p tcp -m comment --comment "default/web:" -m tcp -j DNAT --to-destination 10.244.1.5:8080`,
+      'COMMIT',
+      '',
+    ].join('\n');
+    const r = await all({ 'old.txt': text }, '10.96.7.7:80/tcp');
+    expect(r.service('default/web/tcp')).toMatchObject({ state: 'healthy', hashVerified: true, problems: [] });
+    expect(r.outcomes).toEqual([['DNAT', 1, '10.244.1.5:8080']]);
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+
+  it('ipvsadm -Ln alone (with or without --node-ip): the virtual server is listed, traced to its real servers, and lint is quiet', async () => {
+    const IPVS = [
+      'IP Virtual Server version 1.2.1 (size=4096)',
+      'Prot LocalAddress:Port Scheduler Flags',
+      '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+      'TCP  10.96.0.1:443 rr',
+      '  -> 172.18.0.2:6443              Masq    1      0          0',
+      'UDP  10.96.0.10:53 rr',
+      '  -> 10.244.0.2:53                Masq    1      0          0',
+      '  -> 10.244.0.3:53                Masq    1      0          0',
+      '',
+    ].join('\n');
+    for (const nodeIps of [[], ['172.18.0.3']]) {
+      const r = await all({ 'ipvsadm.txt': IPVS }, '10.96.0.10:53/udp', 'pod', nodeIps);
+      expect(r.service('10.96.0.10:53/udp').state).toBe('healthy');
+      expect(r.service('10.96.0.10:53/udp').endpoints.map((e) => `${e.ip}:${e.port} ${e.probability}`)).toEqual(['10.244.0.2:53 0.5', '10.244.0.3:53 0.5']);
+      expect(r.outcomes).toEqual([
+        ['DNAT', 0.5, '10.244.0.2:53'],
+        ['DNAT', 0.5, '10.244.0.3:53'],
+      ]);
+      expect(r.findings).toEqual([]);
+      honest(r);
+    }
+  });
+
+  it('a Service chain pasted twice: read once — two endpoints at 50%, DNAT 50/50, and no ladder error for rules the paste repeated', async () => {
+    const svcRules = KIND.split('\n').filter((l) => l.startsWith('-A KUBE-SVC-TCOU7JCQXEZGVUNU'));
+    const twice = KIND.replace(svcRules.join('\n'), [...svcRules, ...svcRules].join('\n'));
+    expect(twice).not.toBe(KIND);
+    const r = await all({ 'iptables-save.txt': twice }, '10.96.0.10:53/udp');
+    const dns = r.service(DNS);
+    expect(dns.endpoints.map((e) => `${e.ip}:${e.port} ${e.probability}`)).toEqual(['10.244.0.3:53 0.5', '10.244.0.4:53 0.5']);
+    expect(dns.problems.map((p) => p.code)).toEqual(['repeated-rules']);
+    expect(r.outcomes).toEqual([
+      ['DNAT', 0.5, '10.244.0.3:53'],
+      ['DNAT', 0.5, '10.244.0.4:53'],
+    ]);
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+
+  it('a table cut before COMMIT (before the Service chains\' rules): unknown / UNKNOWN (chain-truncated), not NONE; lint invents nothing', async () => {
+    const cut = KIND.slice(0, KIND.indexOf('-A KUBE-SVC-'));
+    const r = await all({ 'iptables-save.txt': cut }, '10.96.0.10:53/udp');
+    expect(r.service(DNS)).toMatchObject({ state: 'unknown', endpoints: [] });
+    expect(r.service(DNS).problems.map((p) => p.code)).toEqual(['table-truncated']);
+    expect(r.outcomes).toEqual([['UNKNOWN', 1, 'chain-truncated']]);
+    expect(r.rendered).toMatch(/UNKNOWN: table nat was cut before COMMIT \(last line read: \d+\): rules of chain KUBE-SVC-TCOU7JCQXEZGVUNU past the cut are not in the evidence/);
+    expect(r.rendered).not.toMatch(/passes on unchanged|no rule claimed/);
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+});
