@@ -150,29 +150,12 @@ export class JumpGraph {
 
   private addEdges(from: readonly string[], targets: readonly string[]): Verdict {
     if (targets.length === 0) return 'ok';
-    const height = new Map<string, number>();
-    const onPath = new Set<string>();
-    // Height below `name`; Infinity when it reaches `stop` (a loop through the new edge).
-    const below = (name: string, stop: string): number => {
-      if (name === stop) return Infinity;
-      const known = height.get(name);
-      if (known !== undefined) return known;
-      if (onPath.has(name)) return Infinity;
-      onPath.add(name);
-      let h = 0;
-      for (const n of this.out(name)) {
-        h = Math.max(h, 1 + below(n, stop));
-        if (h >= LIMIT) break;
-      }
-      onPath.delete(name);
-      height.set(name, h);
-      return h;
-    };
     for (const c of from) {
       const lvl = this.level.get(c);
       if (lvl === undefined) continue; // no base chain reaches c: the kernel does not look
-      height.clear();
-      for (const t of targets) if (lvl + 1 + below(t, c) >= LIMIT) return this.reject('mlink');
+      // A path back to c is a loop through the new edge: infinitely high.
+      const below = this.heights(c);
+      for (const t of targets) if (lvl + 1 + below(t) >= LIMIT) return this.reject('mlink');
       const ctxs = this.contexts.get(c);
       if (ctxs?.size) {
         const stmts = this.stmtsBelow(targets);
@@ -193,9 +176,21 @@ export class JumpGraph {
    */
   validAll(): boolean {
     this.rebuild();
+    const below = this.heights();
+    for (const c of this.src.chains()) if (c.base && below(c.name) >= LIMIT) return false;
+    for (const [name, ctxs] of this.contexts) for (const r of this.src.chain(name)?.rules ?? []) for (const st of r.stmts) for (const ctx of ctxs) if (!allowed(st, ctx)) return false;
+    return true;
+  }
+
+  /**
+   * Jump height below a chain (memoised, capped at LIMIT); Infinity on a loop, or on reaching
+   * `stop` (the chain a new edge leaves from: a loop through that edge).
+   */
+  private heights(stop?: string): (name: string) => number {
     const height = new Map<string, number>();
     const onPath = new Set<string>();
     const below = (name: string): number => {
+      if (name === stop) return Infinity;
       const known = height.get(name);
       if (known !== undefined) return known;
       if (onPath.has(name)) return Infinity;
@@ -209,9 +204,7 @@ export class JumpGraph {
       height.set(name, h);
       return h;
     };
-    for (const c of this.src.chains()) if (c.base && below(c.name) >= LIMIT) return false;
-    for (const [name, ctxs] of this.contexts) for (const r of this.src.chain(name)?.rules ?? []) for (const st of r.stmts) for (const ctx of ctxs) if (!allowed(st, ctx)) return false;
-    return true;
+    return below;
   }
 
   /** The caller takes the edge back out: the derived state may have been raised on its account. */
