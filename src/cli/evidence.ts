@@ -28,12 +28,23 @@ export function filesWithLineErrors(s: NodeSnapshot): string[] {
   return s.files.filter((f) => f.diagnostics.some((d) => d.severity === 'error' && !UNUSABLE.has(d.code))).map((f) => f.path);
 }
 
+/**
+ * Tables iptables-nft wrote, seen through `nft list ruleset`, that hold kube-proxy's chains: kpx
+ * resolves kube-proxy's iptables mode from iptables-save (which iptables-nft-save prints with every
+ * match and comment), not from this view, where matches nft cannot show become `xt match …`.
+ */
+export function iptablesNftKubeTables(s: NodeSnapshot, family?: 4 | 6): string[] {
+  const fams = family === undefined ? ['ip', 'ip6'] : [family === 4 ? 'ip' : 'ip6'];
+  return s.nft.flatMap((n) => n.tables.filter((t) => t.fromIptablesNft && fams.includes(t.family) && t.chains.some((c) => c.name.startsWith('KUBE-'))).map((t) => `table ${t.family} ${t.name}`));
+}
+
 /** Is there a ruleset (iptables-save, nft, IPVS) to answer from — for one family, or any? */
 export function hasRuleEvidence(s: NodeSnapshot, family?: 4 | 6): boolean {
   const nftFamilies = family === undefined ? ['ip', 'ip6', 'inet'] : ['inet', family === 4 ? 'ip' : 'ip6'];
   return (
     s.rulesets.some((r) => family === undefined || r.family === family) ||
-    s.nft.some((n) => n.tables.some((t) => nftFamilies.includes(t.family))) ||
+    // An iptables-nft table viewed through nft is not evidence kpx reads (see iptablesNftKubeTables).
+    s.nft.some((n) => n.tables.some((t) => nftFamilies.includes(t.family) && !t.fromIptablesNft)) ||
     s.ipvs.some((d) => d.virtualServers.some((v) => family === undefined || v.ip === undefined || v.ip.family === family))
   );
 }
@@ -54,6 +65,13 @@ export function reportInputProblems(s: NodeSnapshot, write: (text: string) => vo
 export function cannotTell(s: NodeSnapshot, question: string, family?: 4 | 6): string | undefined {
   if (hasRuleEvidence(s, family)) return undefined;
   const fam = family === undefined ? '' : ` for IPv${family}`;
+  const viaNft = iptablesNftKubeTables(s, family);
+  if (viaNft.length)
+    return (
+      `kpx: cannot tell ${question}: the nft ruleset holds kube-proxy's iptables-mode chains written by iptables-nft (${viaNft.join(', ')}); ` +
+      'kpx resolves them from iptables-save, which prints every match and comment that the nft view shows only as `xt match`: ' +
+      'run iptables-save (and ip6tables-save) as root on the node, or kpx collect -o DIR'
+    );
   const dumps = family === 6 ? 'ip6tables-save, nft or ipvsadm' : family === 4 ? 'iptables-save, nft or ipvsadm' : 'iptables-save, ip6tables-save, nft or ipvsadm';
   return `kpx: cannot tell ${question}: no ${dumps} dump${fam} was read from the inputs (collect one as root: kpx collect -o DIR)`;
 }

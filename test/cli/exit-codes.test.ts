@@ -29,6 +29,24 @@ function bundle(name: string, from: readonly string[], extra: Record<string, str
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at .*(\.js|\.ts|node:)/);
 
 describe('exit 3: the inputs cannot answer', () => {
+  it('the nft view of an iptables-nft node alone: cannot tell, naming the tables and asking for iptables-save — not "no Services"', () => {
+    // The sample's nft-ruleset.txt is `nft list ruleset` of the same node: its kube-proxy chains live in
+    // iptables-nft's `table ip nat`/`filter`, which kpx resolves from iptables-save, not from this view.
+    const only = bundle('iptables-nft-view', ['nft-ruleset.txt', 'ip-addr.txt', 'ip-route.txt']);
+    for (const args of [['services'], ['trace', '10.96.0.10:53/udp'], ['lint']]) {
+      const r = kpx([...args, '-i', only]);
+      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr).toMatch(/^kpx: cannot tell .*: the nft ruleset holds kube-proxy's iptables-mode chains written by iptables-nft \([^)]*table ip nat[^)]*\); .*run iptables-save/m);
+      noStack(r.stderr);
+    }
+    // With the node's iptables-save beside it, the same bundle answers.
+    const both = bundle('iptables-nft-view-and-save', ['nft-ruleset.txt', 'iptables-save.txt', 'ip-addr.txt', 'ip-route.txt']);
+    const r = kpx(['services', '-i', both]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('kube-system/kube-dns:dns');
+  });
+
   it('services on a file that is not a dump says so first, prints no "no Services", exits 3', () => {
     const r = kpx(['services', '-i', '/bin/ls']);
     expect(r.code).toBe(3);
