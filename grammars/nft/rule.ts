@@ -73,7 +73,8 @@ const TCP_OPTION_FIELDS = new Set(['kind', 'length', 'size', 'count', 'left', 'r
 
 // ---- cursor -----------------------------------------------------------------------------------
 
-class Cursor {
+/** A position in one rule's atoms (the transaction reader's command lines use it too). */
+export class Cursor {
   i = 0;
   constructor(
     readonly atoms: readonly Atom[],

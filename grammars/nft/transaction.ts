@@ -14,7 +14,7 @@
 import type { SynChain, SynCommand, SynCommandObject, SynCommandVerb, SynRule, SynSet } from '../common/nft-syntax.js';
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
-import { atomsText, classifyRule, parseGroupElements, type RuleProblem } from './rule.js';
+import { atomText, atomsText, classifyRule, Cursor, parseGroupElements, type RuleProblem } from './rule.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 
@@ -44,25 +44,11 @@ export type CommandResult =
 
 const isName = (a: Atom | undefined): a is TokenAtom => a !== undefined && (a.t === 'word' || a.t === 'string');
 
-class Words {
-  i = 0;
-  constructor(
-    readonly atoms: readonly Atom[],
-    readonly line: number,
-    readonly problems: RuleProblem[],
-  ) {}
-  peek(n = 0): Atom | undefined {
-    return this.atoms[this.i + n];
-  }
-  word(n = 0): string | undefined {
-    const a = this.peek(n);
-    return a && a.t === 'word' ? a.text : undefined;
-  }
+/** The rule scanner's cursor, with what a command line needs on top: names, numbers, "expected …" errors. */
+class Words extends Cursor {
   fail(expected: string, what: string): void {
-    const a = this.peek() ?? this.atoms[this.atoms.length - 1];
-    const found = this.peek() ? atomsText([this.peek()!]) : 'end of line';
-    const column = this.peek() ? a!.column : a ? a.column + atomsText([a]).length : 1;
-    this.problems.push({ severity: 'error', code: 'parse/unexpected-token', line: this.line + (a?.line ?? 0), column, message: `expected ${what} but found ${found}`, expected, found });
+    const at = this.peek();
+    this.error(at, `expected ${what} but found ${at ? atomText(at) : 'end of line'}`, expected);
   }
   /** A name (word or quoted string), or an error. */
   name(what: string): TokenAtom | undefined {
