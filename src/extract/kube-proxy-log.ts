@@ -11,6 +11,7 @@ import type { FormatParser, ParsedInput } from '../../grammars/common/format.js'
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';
 import type { KubeProxyEvent, KubeProxyLog, KubeProxyModeName, LogPlace, NftErrorEcho, RestorePayload } from '../model/kube-proxy.js';
 import { extractIptablesSave } from './iptables-save.js';
+import { readEchoedCommand } from './nft-echo.js';
 
 const PAYLOAD_LINE = /^\s*(\*[a-z]+\s*$|:[^\s]+ \S+ \[\d+:\d+\]|-[AIDNXFPZR] |COMMIT\s*$|#)/;
 const PAYLOAD_KEYS = new Set(['rules', 'ruleset', 'data', 'payload', 'lines']);
@@ -65,7 +66,7 @@ export function failingLineOf(output: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** `/dev/stdin:120:31-44: Error: …` followed by the command and the caret line. */
+/** `/dev/stdin:120:31-44: Error: …` followed by the command and the caret line (read with the nft grammar: nft-echo.ts). */
 export function nftEcho(lines: readonly BodyLine[]): NftErrorEcho | undefined {
   for (let i = 0; i < lines.length; i++) {
     const m = /^\s*(\S*?):(\d+):(\d+)(?:-(\d+))?: Error: (.*)$/.exec(lines[i].text);
@@ -78,11 +79,7 @@ export function nftEcho(lines: readonly BodyLine[]): NftErrorEcho | undefined {
     if (command !== undefined && caret !== undefined && /^\s*\^+~*\s*$/.test(caret)) {
       echo.command = command;
       echo.underlined = command.slice(from - 1, to);
-      const c = /^\s*(?:add|insert|create|replace) rule (?:ip6?|inet) (\S+) (\S+)/.exec(command);
-      if (c) {
-        echo.table = c[1];
-        echo.chain = c[2];
-      }
+      return { ...echo, ...readEchoedCommand(command, from) };
     }
     return echo;
   }

@@ -50,8 +50,21 @@ export interface NftErrorEcho {
   /** The command nft echoed, and the text the carets underline. */
   readonly command?: string;
   readonly underlined?: string;
+  /** The echoed command as the nft grammar reads it (absent when it is not a command nft -f takes). */
+  readonly verb?: string;
+  readonly object?: string;
+  readonly family?: string;
   readonly table?: string;
+  /** The rule's chain, or the chain a chain command names. */
   readonly chain?: string;
+  /** The set or map an element/set/map command names. */
+  readonly set?: string;
+  /** The rule statement the carets fall in: its kind (`match`, `vmap`, `dnat`, `verdict`, …) and nft's text of it. */
+  readonly expression?: { readonly kind: string; readonly text: string };
+  /** Chains the command's verdicts name (rule jump/goto, element verdicts): where kube-proxy's Service chains show. */
+  readonly targets?: readonly string[];
+  /** The rule's comment (`comment "…"`), which names the Service in kube-proxy's rules. */
+  readonly comment?: string;
   /** The log line holding the error line. */
   readonly fileLine: number;
 }

@@ -150,6 +150,24 @@ describe('logged payloads: numbered as iptables-restore numbers them', () => {
     const [e] = ofKind(extractKubeProxyLog(text, 'f').data.events, 'sync-failed');
     expect(e).toMatchObject({ tool: 'nft', failingLine: 120, nft: { line: 120, chain: 'nat-prerouting', underlined: 'fib daddr type', fileLine: 2 } });
   });
+  it('an nft echo is read with the nft grammar: a map element names its set and verdict chain, a rule its statement', () => {
+    const text = [
+      'E0312 14:02:11.118202       1 proxier.go:1800] "nftables sync failed" err=<',
+      '\t/dev/stdin:84:41-62: Error: Could not process rule: No such file or directory',
+      '\tadd element ip kube-proxy service-ips { 10.96.99.99 . udp . 53 : goto service-ABCDEFGH-team/dns-cache/udp/dns }',
+      `\t${' '.repeat(40)}${'^'.repeat(22)}`,
+      ' >',
+      'E0312 14:03:11.118202       1 proxier.go:1800] "nftables sync failed" err=<',
+      '\t/dev/stdin:9:64-75: Error: Could not process rule: Operation not supported',
+      '\tinsert rule inet "kube-proxy" nat-prerouting ip daddr 10.0.0.1 meta ibrname "cni0" jump services',
+      `\t${' '.repeat(63)}${'^'.repeat(12)}`,
+      ' >',
+    ].join('\n');
+    const [a, b] = ofKind(extractKubeProxyLog(text, 'f').data.events, 'sync-failed');
+    expect(a.nft).toMatchObject({ line: 84, verb: 'add', object: 'element', family: 'ip', table: 'kube-proxy', set: 'service-ips', targets: ['service-ABCDEFGH-team/dns-cache/udp/dns'] });
+    expect(a.nft?.chain).toBeUndefined();
+    expect(b.nft).toMatchObject({ line: 9, verb: 'insert', object: 'rule', family: 'inet', table: 'kube-proxy', chain: 'nat-prerouting', expression: { kind: 'match', text: 'meta ibrname "cni0"' }, targets: ['services'] });
+  });
   it('strict-decoding errors are configuration warnings naming the field (structured and old forms)', () => {
     const text = [
       'E0312 14:02:09.1       1 server.go:490] "Using lenient decoding as strict decoding failed" err=<',

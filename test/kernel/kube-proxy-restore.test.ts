@@ -59,4 +59,40 @@ describe.runIf(canRun)('kube-proxy sync failure from the real nft', () => {
     expect(f.service).toBe(`${m[1]}/${m[2]}:${m[3]}`);
     expect(f.message).toContain(`nft rejected transaction line ${at + 1} in chain ${chain} at \`missing-chain\``);
   });
+
+  it('a map element whose verdict chain does not exist: the Service is read from the element, with the nft grammar', async () => {
+    const script = nftScript(generateCluster({ seed: 7, services: 12 })).split('\n');
+    const at = script.findIndex((l) => /^add element ip kube-proxy service-ips /.test(l));
+    const bad = 'add element ip kube-proxy service-ips { 10.96.99.99 . udp . 53 : goto service-ABCDEFGH-team/dns-cache/udp/dns }';
+    script.splice(at + 1, 0, bad);
+    const result = await withNetns('kpnfte', (ns) => ns.run('nft', ['-f', '-'], script.join('\n')));
+    expect(result.status).not.toBe(0);
+    const log = ['E0312 14:02:11.118202       1 proxier.go:1800] "nftables sync failed" err=<', ...result.stderr.trimEnd().split('\n').map((l) => `\t${l}`), ' >', ''].join('\n');
+    const [failure] = extractKubeProxyLog(log, 'kube-proxy.log').data.events.filter((e) => e.kind === 'sync-failed');
+    expect(failure, result.stderr).toMatchObject({
+      tool: 'nft',
+      failingLine: at + 2,
+      nft: { line: at + 2, verb: 'add', object: 'element', table: 'kube-proxy', set: 'service-ips', targets: ['service-ABCDEFGH-team/dns-cache/udp/dns'] },
+    });
+    const [f] = of(await lintFiles({ 'kube-proxy.log': log }), 'kube-proxy-sync-failing');
+    expect(f.service).toBe('team/dns-cache:dns');
+    expect(f.message).toContain(`nft rejected transaction line ${at + 2} in set service-ips`);
+  });
+
+  it('an expression the kernel refuses (meta ibrname outside the bridge family): the statement under the carets is named', async () => {
+    const script = nftScript(generateCluster({ seed: 7, services: 12 })).split('\n');
+    const at = script.findIndex((l) => /^add rule ip kube-proxy service-[A-Z0-9]{8}-/.test(l));
+    const chain = script[at].split(' ')[4];
+    // nft accepts the syntax; the kernel's nft_meta refuses the bridge-port key in an ip table (EOPNOTSUPP).
+    script.splice(at, 0, `add rule ip kube-proxy ${chain} meta ibrname "cni0" counter`);
+    const result = await withNetns('kpnftx', (ns) => ns.run('nft', ['-f', '-'], script.join('\n')));
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/Could not process rule: Operation not supported/);
+    const log = ['E0312 14:02:11.118202       1 proxier.go:1800] "nftables sync failed" err=<', ...result.stderr.trimEnd().split('\n').map((l) => `\t${l}`), ' >', ''].join('\n');
+    const [failure] = extractKubeProxyLog(log, 'kube-proxy.log').data.events.filter((e) => e.kind === 'sync-failed');
+    expect(failure, result.stderr).toMatchObject({ tool: 'nft', nft: { line: at + 1, object: 'rule', chain, expression: { kind: 'match', text: 'meta ibrname "cni0"' } } });
+    const [f] = of(await lintFiles({ 'kube-proxy.log': log }), 'kube-proxy-sync-failing');
+    const m = /^service-[A-Z0-9]{8}-([^/]+)\/([^/]+)\/\w+\/(.*)$/.exec(chain)!;
+    expect(f.service).toBe(m[3] ? `${m[1]}/${m[2]}:${m[3]}` : `${m[1]}/${m[2]}`);
+  });
 });

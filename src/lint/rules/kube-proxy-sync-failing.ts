@@ -1,7 +1,8 @@
-import type { KubeProxyEvent, RestorePayload } from '../../model/kube-proxy.js';
+import type { KubeProxyEvent, NftErrorEcho, RestorePayload } from '../../model/kube-proxy.js';
 import type { Rule } from '../../model/netfilter.js';
 import { resolveIptables } from '../../kube/resolve-iptables.js';
 import { parseServiceComment } from '../../kube/comments.js';
+import { parseNftObjectName } from '../../kube/resolve-nft.js';
 import { servicePortName } from '../../kube/hash.js';
 import { createRule, type Related } from '../rule.js';
 import type { LintContext } from '../context.js';
@@ -101,9 +102,10 @@ export default createRule({
         }
         if (last.nft) {
           const e = last.nft;
-          what += `; nft rejected transaction line ${e.line}${e.chain ? ` in chain ${e.chain}` : ''}${e.underlined ? ` at \`${e.underlined}\`` : ''}`;
-          const m = e.chain ? /^(?:service|external|endpoint|firewall|local)-[A-Z0-9]{8}-(.+)\/(\w+)\/([^/]*)$/.exec(e.chain) : null;
-          if (m && !service) service = `${m[1]}:${m[3]}`;
+          const where = e.chain ? ` in chain ${e.chain}` : e.set ? ` in ${e.object === 'map' ? 'map' : 'set'} ${e.set}` : '';
+          const expr = e.expression && e.underlined && e.expression.text !== e.underlined.trim() ? ` (${e.expression.kind} \`${e.expression.text}\`)` : '';
+          what += `; nft rejected transaction line ${e.line}${where}${e.underlined ? ` at \`${e.underlined}\`${expr}` : ''}`;
+          service ??= nftEchoService(e);
           related.push({ file: log.file, line: e.fileLine, text: `${e.command ?? e.message}` });
         }
         if (last !== first) related.push(placeRelated(last.at));
@@ -132,3 +134,18 @@ export default createRule({
     }
   },
 });
+
+/**
+ * The Service a refused nft command belongs to: kube-proxy's per-Service chains carry it in their
+ * names (`service-HASH-ns/name/proto/port`, also as the target of a map element or a jump), and
+ * its no-endpoint map elements in their comments (`comment "ns/name:port"`).
+ */
+function nftEchoService(e: NftErrorEcho): string | undefined {
+  for (const name of [e.chain, e.set, ...(e.targets ?? [])]) {
+    const o = name !== undefined ? parseNftObjectName(name) : undefined;
+    if (o?.namespace && o.name) return servicePortName(o.namespace, o.name, o.portName ?? null);
+  }
+  const c = e.comment !== undefined ? parseServiceComment(e.comment) : undefined;
+  return c ? servicePortName(c.namespace, c.name, c.portName) : undefined;
+}
+
