@@ -105,10 +105,30 @@ export function matchPorts(resolution: Resolution, intent: Intent): Map<ServiceP
     if (!m && s.clusterIP === null) {
       m = (s.nodePort !== null ? byNodePort.get(`${s.nodePort}|${s.protocol}|${s.family}`) : undefined) ?? [...s.externalIPs, ...s.loadBalancerIPs].map((ip) => byExternal.get(vipKey(ip, s.port, s.protocol))).find((x) => x !== undefined);
     }
+    // Last: an IPVS NodePort or external virtual server is tied to its Service port by the real servers
+    // they share; only when exactly one intended port has that endpoint set (an address moved is then a field drift).
+    if (!m && s.clusterIP === null && s.endpoints.length > 0) {
+      const key = endpointSetKey(s.endpoints);
+      const cands = intent.ports.filter((p) => p.protocol === s.protocol && p.family === s.family && (endpointSetKey(p.reachable) === key || endpointSetKey(p.cluster) === key));
+      if (cands.length === 1) m = cands[0];
+    }
     if (m) out.set(s, m);
+  }
+  // A NodePort virtual server with no real servers (Local policy, no local endpoint) shares nothing with its
+  // cluster IP: when exactly one such server and one intended port with a NodePort no node port answers to are
+  // left, they are the same Service port whose NodePort moved (reported as a NodePort drift, not two Services).
+  const nodePorts = new Set(resolution.services.map((s) => s.nodePort).filter((n) => n !== null));
+  const claimed = new Set([...out.values()].filter((p) => p.nodePort !== null && nodePorts.has(p.nodePort)));
+  const orphans = resolution.services.filter((s) => !out.has(s) && s.clusterIP === null && s.nodePort !== null);
+  for (const s of orphans) {
+    const cands = intent.ports.filter((p) => p.nodePort !== null && !nodePorts.has(p.nodePort) && !claimed.has(p) && p.protocol === s.protocol && p.family === s.family);
+    const rivals = orphans.filter((o) => o.protocol === s.protocol && o.family === s.family);
+    if (cands.length === 1 && rivals.length === 1) out.set(s, cands[0]);
   }
   return out;
 }
+
+const endpointSetKey = (eps: readonly { ip: string; port: number | null }[]) => eps.map((e) => epKey(e.ip, e.port)).sort().join(',');
 
 const addressOf = (p: { clusterIP: string | null; port: number; protocol: string | null }) => (p.clusterIP !== null ? `${formatHostPort(p.clusterIP, p.port)}/${p.protocol ?? '?'}` : `port ${p.port}/${p.protocol ?? '?'}`);
 const epAddress = (ip: string, port: number | null) => (port === null ? ip : formatHostPort(ip, port));
