@@ -216,14 +216,29 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
   const counter = new LineCounter();
   const r: Reader = { file, lines, counter, diagnostics: [] };
   const out: Collected = { services: [], slices: [], nodes: [], pods: [], ignored: new Map() };
-  const docs = parseAllDocuments(withoutNoise(lines), { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
+  const source = withoutNoise(lines);
+  let docs = parseAllDocuments(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
+  // A JSON List with one broken item: blank that item out (offsets and lines kept) and read the others.
+  let salvaged: string | undefined;
+  if (Array.isArray(docs) && docs.length === 1 && docs[0].errors.length > 0) {
+    salvaged = withoutBrokenItems(source);
+    if (salvaged !== undefined) {
+      const again = parseAllDocuments(salvaged, { lineCounter: new LineCounter(), prettyErrors: false, uniqueKeys: false });
+      if (Array.isArray(again) && again.length === 1 && again[0].errors.length === 0) docs = [Object.assign(again[0], { errors: docs[0].errors })] as typeof docs;
+      else salvaged = undefined;
+    }
+  }
   for (const doc of Array.isArray(docs) ? docs : []) {
-    // The first error of a document: the ones after it are mostly its consequences.
-    for (const e of doc.errors.slice(0, 1)) {
+    // One error per document: the first real one (a broken flow collection also makes the yaml parser
+    // call the whole document a multi-line implicit key, at its first character: a consequence, not the fault).
+    const e = doc.errors.find((x) => x.code !== 'MULTILINE_IMPLICIT_KEY') ?? doc.errors[0];
+    if (e) {
       const { line, col } = counter.linePos(e.pos[0]);
       const found = lines[line - 1] ?? '';
+      const atEnd = e.pos[0] >= source.trimEnd().length - 1;
+      const what = atEnd ? 'the text ends inside an unclosed object or list (cut off?)' : printable(e.message.split('\n')[0], 160);
       r.diagnostics.push(
-        diagnostic('error', 'parse/k8s-api', `not valid ${/^\s*[[{]/.test(text) ? 'JSON/YAML' : 'YAML'}: ${printable(e.message.split('\n')[0], 160)}; what comes before it is still read`, file, line, col, { expected: 'a Kubernetes object', found: printable(found.trim(), 60) }),
+        diagnostic('error', 'parse/k8s-api', `not valid ${/^\s*[[{]/.test(source) ? 'JSON/YAML' : 'YAML'}: ${what}; ${salvaged !== undefined ? 'that object is skipped, the others are read' : 'what comes before it is still read'}`, file, line, col, { expected: 'a Kubernetes object', found: printable(found.trim(), 60) }),
       );
     }
     // A document with errors still yields what was read before them (a paste cut off mid-object).
@@ -241,6 +256,59 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
   const data: ApiObjects = { files: [file], services: out.services, slices: out.slices, nodes: out.nodes, pods: out.pods };
   const endpoints = out.slices.reduce((n, s) => n + s.endpoints.length, 0);
   return { format: 'k8s-api', file, data, diagnostics: r.diagnostics, counts: { services: out.services.length, endpointslices: out.slices.length, endpoints, nodes: out.nodes.length, pods: out.pods.length } };
+}
+
+/**
+ * `kubectl … -o json` prints a List whose items are `{…}` objects: the ones that are not valid JSON are
+ * replaced by spaces (newlines kept, so every other object keeps its line and column), with a comma
+ * next to them. Undefined when the text is not such a List or no item is broken.
+ */
+function withoutBrokenItems(text: string): string | undefined {
+  const start = /"items"\s*:\s*\[/.exec(text);
+  if (!start || !/^\s*\{/.test(text)) return undefined;
+  const spans: [number, number][] = [];
+  let depth = 0;
+  let inString = false;
+  let begin = -1;
+  for (let i = start.index + start[0].length; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{') {
+      if (depth++ === 0) begin = i;
+    } else if (c === '}') {
+      if (--depth === 0) spans.push([begin, i + 1]);
+      if (depth < 0) break;
+    } else if (c === ']' && depth === 0) break;
+  }
+  const broken = spans.filter(([a, b]) => {
+    try {
+      JSON.parse(text.slice(a, b));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (broken.length === 0) return undefined;
+  const chars = [...text];
+  const blank = (a: number, b: number) => {
+    for (let i = a; i < b; i++) if (chars[i] !== '\n') chars[i] = ' ';
+  };
+  for (const [a, b] of broken) {
+    blank(a, b);
+    // The comma after it (or, for the last item, the one before it).
+    const after = /^\s*,/.exec(text.slice(b));
+    if (after) blank(b, b + after[0].length);
+    else {
+      const before = /,\s*$/.exec(text.slice(0, a));
+      if (before) blank(a - before[0].length, a);
+    }
+  }
+  return chars.join('');
 }
 
 export const k8sApiParser: FormatParser<ApiObjects> = { id: 'k8s-api', parse: (text, file) => extractK8sApi(text, file) };
