@@ -5,7 +5,7 @@
  * Headless and ExternalName Services are added (kube-proxy programs nothing for them), with their
  * pods, so an agreeing API exercises them too.
  */
-import type { Cluster, Endpoint, Service, ServicePort } from './cluster.js';
+import type { Cluster, Endpoint, NodeInfo, Service, ServicePort } from './cluster.js';
 
 export const DRIFTS = [
   'service-not-programmed',
@@ -33,6 +33,27 @@ export interface ApiObjectsOptions {
   readonly drift?: readonly DriftOption[];
   /** Zones by node index (default: zone-a, zone-b, zone-c in turn). */
   readonly zones?: boolean;
+  /**
+   * Topology hints (`forZones`: the endpoint's own zone) on the endpoints of hint-eligible Services, as
+   * the EndpointSlice controller writes them for `trafficDistribution: PreferClose`; the node views of
+   * cluster-bundle.ts then program only their zone's endpoints, as kube-proxy does.
+   */
+  readonly hints?: boolean;
+}
+
+/** Nodes' zones: zone-a, zone-b, zone-c in turn by node index. */
+export const zoneOf = (i: number): string => `zone-${'abc'[i % 3]}`;
+
+/**
+ * Services the generator gives topology hints: Cluster policies both ways and no affinity (so only
+ * topology.go's zone filter decides the endpoint set), and endpoints in every zone of the cluster
+ * (else a zone without endpoints would make kube-proxy there ignore the hints).
+ */
+export function hintEligible(s: Service, nodes: readonly NodeInfo[]): boolean {
+  if (s.type !== 'ClusterIP' || s.internalTrafficPolicy !== 'Cluster' || s.sessionAffinity !== null || s.ports.length === 0) return false;
+  const index = new Map(nodes.map((n) => [n.name, n.index]));
+  const have = new Set(s.ports[0].endpoints.map((e) => zoneOf(index.get(e.nodeName) ?? 0)));
+  return have.size === Math.min(3, nodes.length);
 }
 
 type Json = Record<string, unknown>;
@@ -40,7 +61,6 @@ const PROTO = { tcp: 'TCP', udp: 'UDP', sctp: 'SCTP' } as const;
 const hostPort = (ip: string, port: number) => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 const spn = (s: Service, p: ServicePort) => (p.name ? `${s.namespace}/${s.name}:${p.name}` : `${s.namespace}/${s.name}`);
 const vip = (s: Service, p: ServicePort) => `${hostPort(s.clusterIP, p.port)}/${p.protocol}`;
-const zoneOf = (i: number) => `zone-${'abc'[i % 3]}`;
 
 interface EndpointDraft {
   ep: Endpoint;
@@ -174,6 +194,7 @@ export function apiObjects(cluster: Cluster, opts: ApiObjectsOptions = {}): { li
         conditions: { ready: e.ready, serving: true, terminating: e.terminating },
         nodeName: e.ep.nodeName,
         ...(opts.zones === false ? {} : { zone: zoneOf(nodeIndex.get(e.ep.nodeName) ?? 0) }),
+        ...(opts.hints && hintEligible(svc, cluster.nodes) ? { hints: { forZones: [{ name: zoneOf(nodeIndex.get(e.ep.nodeName) ?? 0) }] } } : {}),
         targetRef: { kind: 'Pod', namespace: svc.namespace, name: podName(svc, e.ep) },
       })),
       // The slice's ports carry the target port, by the Service port's name and protocol.
