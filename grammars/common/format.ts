@@ -20,7 +20,8 @@ export type FormatId =
   | 'nft'
   | 'nft-json'
   | 'kube-proxy-log'
-  | 'kube-proxy-config';
+  | 'kube-proxy-config'
+  | 'k8s-api';
 
 export interface ParsedInput<T = unknown> {
   readonly format: FormatId;

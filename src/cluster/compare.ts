@@ -14,6 +14,7 @@ import { serviceLabel } from '../render/services.js';
 import { ownerOf } from './owner.js';
 import { problemText } from '../render/problems.js';
 import type { ClusterSnapshot } from './types.js';
+import { intendedDataplane } from '../kube/intent.js';
 
 export type DifferenceKind = 'missing-service' | 'endpoints' | 'mode' | 'chains' | 'policy' | 'address' | 'state' | 'locality';
 
@@ -152,6 +153,21 @@ export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap
     }
   }
 
+  // The API's intent for each node whose bundle holds the API objects: VIP key → the endpoints kube-proxy
+  // would program there (zone-filtered by hints, Local sets). A node lacking an endpoint its intent does not
+  // hold is explained (topology, policy), not a disagreement.
+  const intended = new Map<string, Map<string, Set<string>>>();
+  for (const n of cluster.nodes) {
+    if (!n.snapshot.api) continue;
+    const m = new Map<string, Set<string>>();
+    for (const p of intendedDataplane(n.snapshot.api, n.snapshot).ports) m.set(`${formatHostPort(p.clusterIP, p.port)}/${p.protocol}`, new Set(p.reachable.map(ep)));
+    intended.set(n.name, m);
+  }
+  const explainedAbsence = (node: string, s: ServicePort, endpoint: string) => {
+    const set = s.clusterIP !== null ? intended.get(node)?.get(`${formatHostPort(s.clusterIP, s.port)}/${s.protocol}`) : undefined;
+    return set !== undefined && !set.has(endpoint);
+  };
+
   const ownerCache = new Map<string, string | null>();
   const ownerName = (ip: string) => {
     if (!ownerCache.has(ip)) ownerCache.set(ip, ownerOf(cluster, ip).owner?.node ?? null);
@@ -192,7 +208,7 @@ export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap
     };
     const comparable = present.filter((n) => !localOnly(n));
     for (const e of endpoints) {
-      const lacking = comparable.filter((n) => !e.nodes.includes(n));
+      const lacking = comparable.filter((n) => !e.nodes.includes(n) && !explainedAbsence(n, perNode.get(n)!, e.endpoint));
       if (lacking.length === 0) continue;
       const on = comparable.filter((n) => e.nodes.includes(n));
       differences.push({ kind: 'endpoints', message: `endpoint ${e.endpoint} on ${on.length} of ${comparable.length} nodes (missing on ${lacking.join(', ')})`, nodes: lacking });

@@ -87,6 +87,42 @@ export const KUBE_PROXY_STEPS: readonly Step[] = [
   },
 ];
 
+/**
+ * The API server's intent (read-only `get`), for the `api-*` lint rules and for names IPVS dumps lack.
+ * Optional: without a kubeconfig that reaches a cluster the step is skipped with kubectl's reason.
+ */
+export const API_STEPS: readonly Step[] = [
+  {
+    file: 'api-objects.json',
+    cmd: 'kubectl',
+    args: ['--request-timeout=20s', 'get', 'services,endpointslices,nodes,pods', '--all-namespaces', '-o', 'json'],
+    optional: true,
+  },
+];
+
+/** What the manifest says about the API objects: which cluster (kubeconfig context) and when, or why not. */
+export interface ApiRecord {
+  readonly status: StepResult['status'];
+  readonly context: string | null;
+  readonly collectedAt: string;
+  readonly detail?: string;
+}
+
+/** The manifest's `api` record, from the API step's result (the context is asked only when the get worked). */
+export async function apiRecord(steps: readonly StepResult[], at: string): Promise<ApiRecord | undefined> {
+  const s = steps.find((x) => x.file === 'api-objects.json');
+  if (!s) return undefined;
+  let context: string | null = null;
+  if (s.status === 'ok') {
+    try {
+      context = (await run('kubectl', ['config', 'current-context'], { timeout: 10_000 })).stdout.trim() || null;
+    } catch {
+      context = null; // an in-cluster service account has no context: the get worked all the same
+    }
+  }
+  return { status: s.status, context, collectedAt: at, ...(s.detail ? { detail: s.detail } : {}) };
+}
+
 export const STEPS: readonly Step[] = [
   { file: 'iptables-save.txt', cmd: 'iptables-save', args: [] },
   { file: 'ip6tables-save.txt', cmd: 'ip6tables-save', args: [] },
@@ -100,6 +136,7 @@ export const STEPS: readonly Step[] = [
   { file: 'nft-ruleset.txt', cmd: 'nft', args: ['list', 'ruleset'] },
   { file: 'sysctl.txt', cmd: 'sysctl', args: ['-e', ...SYSCTLS] },
   ...KUBE_PROXY_STEPS,
+  ...API_STEPS,
 ];
 
 const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
@@ -126,6 +163,8 @@ export interface Manifest {
   readonly kpxVersion: string;
   readonly tools: Readonly<Record<string, string>>;
   readonly steps: readonly StepResult[];
+  /** The API objects step: the kubeconfig context and time, or why there are none. */
+  readonly api?: ApiRecord;
 }
 
 async function version(cmd: string): Promise<string | undefined> {
@@ -208,13 +247,15 @@ export async function runSteps(dir: string, list: readonly Step[], write: Bundle
 export async function collectTo(dir: string, kpxVersion = VERSION, write: BundleWriter = (p, d) => writeFileSync(p, d)): Promise<{ dir: string; host: string; manifest: Manifest }> {
   mkdirSync(dir, { recursive: true });
   const steps = await runSteps(dir, STEPS, write);
+  // The API step runs last: its time is now.
+  const api = await apiRecord(steps, new Date().toISOString());
   const tools: Record<string, string> = {};
   for (const cmd of Object.keys(VERSION_ARGS)) {
     const v = await version(cmd);
     if (v) tools[cmd] = v;
   }
   const host = hostname();
-  const manifest: Manifest = { kind: 'kpx-bundle', host, collectedAt: new Date().toISOString(), kpxVersion, tools, steps };
+  const manifest: Manifest = { kind: 'kpx-bundle', host, collectedAt: new Date().toISOString(), kpxVersion, tools, steps, ...(api ? { api } : {}) };
   write(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   return { dir, host, manifest };
 }

@@ -11,6 +11,7 @@ import { writeNftListing, writeNftScript } from './nft.js';
 import { ipAddr, ipRoute } from './node.js';
 import { groundTruth, truthJson } from './truth.js';
 import { collect, type Sink } from './util.js';
+import { apiObjects, type ApiObjectsOptions } from './api-objects.js';
 
 export type Mode = 'iptables' | 'ipvs' | 'nftables';
 
@@ -30,7 +31,7 @@ function toFile(path: string, produce: (sink: Sink) => void): void {
  * written. `loadForms` also writes what the real tools load (`ipset-save.txt` for `ipset restore`,
  * `nft-script.nft` for `nft -f`) — not part of a bundle, since they repeat what the listings say.
  */
-export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { loadForms?: boolean } = {}): string[] {
+export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { loadForms?: boolean; api?: ApiObjectsOptions } = {}): string[] {
   mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   const put = (name: string, produce: (sink: Sink) => void) => {
@@ -54,6 +55,8 @@ export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { l
     put('ip-addr.txt', (s) => s(ipAddr(cluster)));
   }
   put('ip-route.txt', (s) => s(ipRoute(cluster)));
+  // The API's objects of the cluster (`kubectl get … -o json`), with any drift asked for.
+  if (opts.api) put('api-objects.json', (s) => s(JSON.stringify(apiObjects(cluster, opts.api).list, null, 4) + '\n'));
   put('truth.json', (s) => s(truthJson(groundTruth(cluster))));
   return files;
 }

@@ -6,6 +6,7 @@ export * from './nft.js';
 export * from './node.js';
 export * from './truth.js';
 export * from './bundle.js';
+export * from './api-objects.js';
 export { createRng, portProtoHash, endpointHash, savedProbability, kubeProxyProbability, formatFixed, saveString } from './util.js';
 export type { Rng, Sink } from './util.js';
 export * from './restore-payload.js';

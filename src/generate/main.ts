@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 /**
  * node dist/src/generate/main.js --services 10000 --seed 1 --mode iptables|ipvs|nftables --out DIR
- *   [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms]
+ *   [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms] [--api] [--drift K,K…]
+ * --api also writes api-objects.json (kubectl get svc,endpointslices,nodes,pods -A -o json); --drift makes it
+ * disagree with the dumps (kinds: DRIFTS in api-objects.ts).
  * --load-forms also writes ipset-save.txt / nft-script.nft, the forms `ipset restore` and `nft -f` load.
  */
 import { generateCluster } from './cluster.js';
 import { type Mode, writeBundle } from './bundle.js';
+import { DRIFTS, type DriftOption } from './api-objects.js';
 
 function usage(msg?: string): never {
   if (msg) process.stderr.write(`kpx-generate: ${msg}\n`);
   process.stderr.write(
-    'usage: main.js --services N --seed S --mode iptables|ipvs|nftables --out DIR [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms]\n',
+    'usage: main.js --services N --seed S --mode iptables|ipvs|nftables --out DIR [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms] [--api] [--drift K,K…]\n',
   );
   process.exit(2);
 }
@@ -22,7 +25,7 @@ function parseArgs(argv: string[]): Record<string, string | boolean> {
     if (!a.startsWith('--')) usage(`unexpected argument ${a}`);
     const eq = a.indexOf('=');
     if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else if (a === '--no-shapes' || a === '--help' || a === '--load-forms') out[a.slice(2)] = true;
+    else if (a === '--no-shapes' || a === '--help' || a === '--load-forms' || a === '--api') out[a.slice(2)] = true;
     else {
       if (i + 1 >= argv.length) usage(`${a} needs a value`);
       out[a.slice(2)] = argv[++i];
@@ -60,7 +63,10 @@ const cluster = generateCluster({
   bigService: args['big-service'] === undefined ? undefined : num(args['big-service'], 'big-service'),
   shapes: args['no-shapes'] ? [] : undefined,
 });
-const files = writeBundle(cluster, mode, args.out, { loadForms: args['load-forms'] === true });
+const drift = typeof args.drift === 'string' ? args.drift.split(',').filter(Boolean) : [];
+for (const d of drift) if (!(DRIFTS as readonly string[]).includes(d)) usage(`unknown --drift ${d} (one of ${DRIFTS.join(', ')})`);
+const api = args.api === true || drift.length > 0 ? { drift: drift as DriftOption[] } : undefined;
+const files = writeBundle(cluster, mode, args.out, { loadForms: args['load-forms'] === true, ...(api ? { api } : {}) });
 const ports = cluster.syncOrder.length;
 process.stderr.write(
   `kpx-generate: ${cluster.services.length} services, ${ports} service ports, ${cluster.totalEndpoints} endpoints, ${cluster.nodes.length} nodes → ${args.out} (${files.join(', ')}) in ${Date.now() - started} ms\n`,

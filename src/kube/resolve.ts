@@ -14,9 +14,11 @@ export async function resolveServices(snapshot: NodeSnapshot): Promise<Resolutio
     const nft = resolveNft(snapshot);
     if (nft.services.length || nft.others.length) parts.push(nft);
   }
-  return {
+  const res: Resolution = {
     services: parts.flatMap((p) => p.services).sort(compareServicePorts),
     others: parts.flatMap((p) => p.others),
     problems: parts.flatMap((p) => p.problems),
   };
+  // The API's objects, when given, name what the dumps leave unnamed (IPVS virtual servers above all).
+  return snapshot.api ? (await import('./api-names.js')).withApiNames(snapshot, res) : res;
 }

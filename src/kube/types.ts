@@ -58,7 +58,7 @@ export interface ServicePort {
   readonly mode: ProxyModeName;
   readonly family: 4 | 6;
   /** How the Service's name was found. */
-  readonly identifiedBy: 'comment' | 'hash' | 'set-comment' | 'address';
+  readonly identifiedBy: 'comment' | 'hash' | 'set-comment' | 'address' | 'api';
   /** Chains (or sets, virtual servers) this Service port owns, by role: the JSON form of `owned`. */
   readonly chains: Readonly<Record<string, string>>;
   /** The same, typed (not in the JSON). */

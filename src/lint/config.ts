@@ -1,5 +1,5 @@
 /**
- * `kpx lint --config FILE`: per-rule severities and disabled rules, in JSON or a small YAML subset.
+ * `kpx lint --config FILE`: per-rule severities and disabled rules, in JSON or YAML.
  *
  *   # .kpx.yaml
  *   rules:
@@ -8,10 +8,9 @@
  *   disable: [stale-proxy-mode]             # or a block list: "- id" lines
  *
  * The same in JSON: {"rules": {"ruleset-size": "info"}, "disable": ["stale-proxy-mode"]}.
- * Supported YAML: comments, `key: value` mappings nested by indentation (two levels), block lists
- * (`- item`), flow lists (`[a, b]`), plain/single/double-quoted scalars. Anchors, multi-line
- * scalars and flow mappings are not (a clear error says so).
+ * YAML is read by the `yaml` package (the whole language; YAML 1.2, so `off` stays a string).
  */
+import { LineCounter, parseDocument } from 'yaml';
 import type { SeveritySetting } from './run.js';
 
 export interface LintConfig {
@@ -21,75 +20,24 @@ export interface LintConfig {
 
 export class ConfigError extends Error {}
 
-type Yaml = string | string[] | { [k: string]: Yaml };
-
-function scalar(text: string, where: string): string {
-  const t = text.trim();
-  if (/^".*"$/.test(t)) return JSON.parse(t) as string;
-  if (/^'.*'$/.test(t)) return t.slice(1, -1).replace(/''/g, "'");
-  if (/^[&*!|>{]/.test(t)) throw new ConfigError(`${where}: this YAML feature is not supported here (use JSON, or plain key: value lines)`);
-  return t;
-}
-
-function stripComment(line: string): string {
-  let q: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (q) {
-      if (ch === q) q = null;
-    } else if (ch === '"' || ch === "'") q = ch;
-    else if (ch === '#' && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i);
+/**
+ * Parse YAML with the `yaml` package (YAML 1.2: `off` is the string "off", not a boolean). A
+ * malformed document is a ConfigError naming file:line:column and what the parser found.
+ */
+export function parseConfigYaml(text: string, file = 'config'): unknown {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false });
+  const err = doc.errors[0];
+  if (err) {
+    const { line, col } = lineCounter.linePos(err.pos[0]);
+    throw new ConfigError(`${file}:${line}:${col}: not valid YAML: ${err.message.split('\n')[0]}`);
   }
-  return line;
-}
-
-/** Parse the YAML subset described above. */
-export function parseYamlSubset(text: string, file = 'config'): Yaml {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const root: { [k: string]: Yaml } = {};
-  // Stack of open containers by indentation.
-  const stack: { indent: number; node: { [k: string]: Yaml } | string[]; key?: string }[] = [{ indent: -1, node: root }];
-  let pendingKey: { parent: { [k: string]: Yaml }; key: string; indent: number } | null = null;
-  lines.forEach((raw, i) => {
-    const where = `${file}:${i + 1}`;
-    const line = stripComment(raw).replace(/\s+$/, '');
-    if (line.trim() === '' || line.trim() === '---') return;
-    if (/\t/.test(line.match(/^\s*/)![0])) throw new ConfigError(`${where}: tabs are not allowed for indentation in YAML`);
-    const indent = line.length - line.trimStart().length;
-    const body = line.trim();
-    if (pendingKey) {
-      if (indent > pendingKey.indent) {
-        const node: { [k: string]: Yaml } | string[] = body.startsWith('- ') || body === '-' ? [] : {};
-        pendingKey.parent[pendingKey.key] = node as Yaml;
-        stack.push({ indent, node });
-      } else pendingKey.parent[pendingKey.key] = {};
-      pendingKey = null;
-    }
-    while (stack.length > 1 && indent < stack[stack.length - 1].indent) stack.pop();
-    const top = stack[stack.length - 1];
-    if (body.startsWith('- ') || body === '-') {
-      if (!Array.isArray(top.node)) throw new ConfigError(`${where}: a list item where a key was expected`);
-      top.node.push(scalar(body.slice(1), where));
-      return;
-    }
-    const m = /^("[^"]*"|'[^']*'|[^:]+?)\s*:(?:\s+(.*))?$/.exec(body);
-    if (!m || Array.isArray(top.node)) throw new ConfigError(`${where}: expected "key: value"`);
-    const key = scalar(m[1], where);
-    const value = m[2]?.trim();
-    if (value === undefined || value === '') {
-      pendingKey = { parent: top.node, key, indent };
-      return;
-    }
-    if (value.startsWith('[')) {
-      if (!value.endsWith(']')) throw new ConfigError(`${where}: a flow list must end on the same line`);
-      const inner = value.slice(1, -1).trim();
-      top.node[key] = inner === '' ? [] : inner.split(',').map((x) => scalar(x, where));
-      return;
-    }
-    top.node[key] = scalar(value, where);
-  });
-  if (pendingKey) (pendingKey as { parent: { [k: string]: Yaml }; key: string }).parent[(pendingKey as { key: string }).key] = {};
-  return root;
+  try {
+    return doc.toJS() ?? {};
+  } catch (e) {
+    // toJS() throws on an alias to an anchor that is not set: still the user's YAML, not a crash.
+    throw new ConfigError(`${file}: not valid YAML: ${(e as Error).message}`);
+  }
 }
 
 const SETTINGS = new Set(['off', 'error', 'warning', 'info']);
@@ -131,6 +79,6 @@ export function parseConfig(text: string, file: string, knownIds: ReadonlySet<st
     } catch (e) {
       throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
     }
-  } else data = t === '' ? {} : parseYamlSubset(text, file);
+  } else data = t === '' ? {} : parseConfigYaml(text, file);
   return normalizeConfig(data, knownIds, file);
 }

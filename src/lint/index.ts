@@ -34,6 +34,15 @@ import kubeProxyMasqueradeBitMismatch from './rules/kube-proxy-masquerade-bit-mi
 import kubeProxyNodeportAddresses from './rules/kube-proxy-nodeport-addresses.js';
 import kubeProxyStrictArp from './rules/kube-proxy-strict-arp.js';
 import kubeFirewallDropWithoutMark from './rules/kube-firewall-drop-without-mark.js';
+import apiServiceNotProgrammed from './rules/api-service-not-programmed.js';
+import apiServiceStale from './rules/api-service-stale.js';
+import apiEndpointNotProgrammed from './rules/api-endpoint-not-programmed.js';
+import apiEndpointStale from './rules/api-endpoint-stale.js';
+import apiTerminatingEndpointProgrammed from './rules/api-terminating-endpoint-programmed.js';
+import apiTrafficPolicyMismatch from './rules/api-traffic-policy-mismatch.js';
+import apiNodeportMismatch from './rules/api-nodeport-mismatch.js';
+import apiExternalIpMismatch from './rules/api-external-ip-mismatch.js';
+import apiSourceRangeMismatch from './rules/api-source-range-mismatch.js';
 
 export const RULES: readonly LintRule[] = [
   danglingJump,
@@ -67,6 +76,15 @@ export const RULES: readonly LintRule[] = [
   kubeProxyNodeportAddresses,
   kubeProxyStrictArp,
   kubeFirewallDropWithoutMark,
+  apiServiceNotProgrammed,
+  apiServiceStale,
+  apiEndpointNotProgrammed,
+  apiEndpointStale,
+  apiTerminatingEndpointProgrammed,
+  apiTrafficPolicyMismatch,
+  apiNodeportMismatch,
+  apiExternalIpMismatch,
+  apiSourceRangeMismatch,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, LintRule> = new Map(RULES.map((r) => [r.id, r]));

@@ -80,6 +80,7 @@ export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[]
     ipvs: s.ipvs.length > 0,
     'kube-proxy-log': (s.kubeProxy?.logs.length ?? 0) > 0,
     'kube-proxy-config': (s.kubeProxy?.configs.length ?? 0) > 0,
+    'k8s-api': s.api !== undefined,
   };
   return (rule.meta.requires ?? []).filter((r) => !has[r]);
 }

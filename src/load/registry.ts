@@ -13,11 +13,13 @@ import { ipRuleJsonSniffer, ipRuleSniffer } from '../../grammars/iprule/sniff.js
 import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
 import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
 import { kubeProxyConfigSniffer } from '../../grammars/kube-proxy-config/sniff.js';
+import { k8sApiSniffer } from '../../grammars/k8s-api/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
   // First: a log quoting an iptables-restore payload also looks like iptables-save, and ties go to the first.
   kubeProxyLogSniffer,
   kubeProxyConfigSniffer,
+  k8sApiSniffer,
   iptablesSaveSniffer,
   ipsetListSniffer,
   ipsetSaveSniffer,
@@ -65,6 +67,8 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/kube-proxy-log.js')).kubeProxyLogParser;
     case 'kube-proxy-config':
       return (await import('../extract/kube-proxy-config.js')).kubeProxyConfigParser;
+    case 'k8s-api':
+      return (await import('../extract/k8s-api.js')).k8sApiParser;
   }
 }
 

@@ -17,6 +17,7 @@ import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
+import { mergeApiObjects, type ApiObjects } from '../model/k8s-api.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
 import { diagnostic } from '../source/index.js';
@@ -46,6 +47,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const sysctls = new Map<string, { value: string; file: string; line: number }>();
   const kubeProxyLogs: KubeProxyLog[] = [];
   const kubeProxyConfigs: KubeProxyConfig[] = [];
+  const api: ApiObjects[] = [];
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
@@ -88,6 +90,9 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'kube-proxy-config':
         kubeProxyConfigs.push(data as KubeProxyConfig);
         break;
+      case 'k8s-api':
+        api.push(data as ApiObjects);
+        break;
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {
@@ -109,6 +114,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     nft,
     extraNodeIps,
     ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
+    ...(api.length ? { api: mergeApiObjects(api) } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import type { PolicyRule } from './policy.js';
 import type { NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from './kube-proxy.js';
+import type { ApiObjects } from './k8s-api.js';
 import type { Diagnostic } from '../source/index.js';
 import type { FormatId } from '../../grammars/common/format.js';
 
@@ -42,6 +43,8 @@ export interface NodeSnapshot {
   readonly extraNodeIps: readonly Ip[];
   /** kube-proxy's own account: its logs and its configuration, when given (optional: older callers build snapshots without them). */
   readonly kubeProxy?: { readonly logs: readonly KubeProxyLog[]; readonly configs: readonly KubeProxyConfig[] };
+  /** The API server's objects (`kubectl get svc,endpointslices,nodes,pods -o json|yaml`), when given: the intent. */
+  readonly api?: ApiObjects;
 }
 
 export function hasIptables(s: NodeSnapshot, family?: 4 | 6): boolean {

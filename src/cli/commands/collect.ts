@@ -29,6 +29,9 @@ export async function collectAction(opts: { output: string; force?: boolean }): 
     const root = typeof process.getuid === 'function' && process.getuid() !== 0 ? ' kpx is not running as root: run it with sudo.' : '';
     process.stderr.write(`kpx: ${failed.map((s) => s.command).join(', ')} failed: the bundle lacks ${failed.length === 1 ? 'that dump' : 'those dumps'} (manifest.json records why).${root}\n`);
   }
+  const api = manifest.api;
+  if (api && api.status === 'ok') process.stderr.write(`API objects from kubectl context ${api.context ?? '(in-cluster, no context)'} at ${api.collectedAt}\n`);
+  else if (api) process.stderr.write(`kpx: no API objects: kubectl cannot reach a cluster${api.detail ? ` (${api.detail})` : ''}; the api- lint rules will not run and IPVS Services stay unnamed\n`);
   process.stderr.write(`bundle in ${dir}; analyse it with: kpx inspect -i ${dir}\n`);
   return ExitCode.Ok;
 }

@@ -11,6 +11,8 @@ import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
+import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
+import { explainWithoutRules, withoutRulesJson } from '../../render/api.js';
 
 export interface ServicesOptions extends InputOptions {
   output: 'text' | 'json';
@@ -37,6 +39,12 @@ export function serviceSelector(sel: string): (s: ServicePort) => boolean {
   return (s) => s.namespace === m[1] && s.name === m[2] && (m[3] === undefined || (s.portName ?? '') === m[3]);
 }
 
+/** The --namespace/--service filters applied to the API's Services without rules. */
+function selectWithoutRules(opts: Pick<ServicesOptions, 'namespace' | 'service' | 'state'>): (w: ServiceWithoutRules) => boolean {
+  const m = opts.service ? /^([^/]+)\/([^:]+)/.exec(opts.service) : null;
+  return (w) => !opts.state && (!opts.namespace || w.service.namespace === opts.namespace) && (!opts.service || (m !== null && w.service.namespace === m[1] && w.service.name === m[2]));
+}
+
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
   if (opts.nodes) return (await import('./cluster-services.js')).servicesNodesAction(positional, opts);
   if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
@@ -50,6 +58,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   }
   const res = await resolveServices(snapshot);
   const stale = staleRulesNotice(snapshot);
+  // The API's Services kube-proxy programs nothing for (headless, ExternalName…): explained, not missing.
+  const withoutRules: readonly ServiceWithoutRules[] = snapshot.api ? intendedDataplane(snapshot.api, snapshot).withoutRules : [];
+  const apiGiven = snapshot.api !== undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -61,13 +72,27 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.output === 'json') {
     // Each Service port is turned into its printed form a slice at a time (see writeJson).
     const withEvidence = Boolean(opts.service);
-    const parts = { services: filtered.services, others: filtered.others, problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })) };
+    const parts = {
+      services: filtered.services,
+      others: filtered.others,
+      problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })),
+      ...(apiGiven ? { withoutRules: withoutRules.filter(selectWithoutRules(opts)).map(withoutRulesJson) } : {}),
+    };
     writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
   }
   else if (opts.service) {
     if (stale) process.stdout.write(`${stale}\n`);
-    if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
+    if (services.length === 0) {
+      const explained = withoutRules.filter(selectWithoutRules(opts));
+      if (explained.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
+      process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
+      return ExitCode.Ok;
+    }
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
-  } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}`);
+  } else {
+    const explained = withoutRules.filter(selectWithoutRules(opts));
+    const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
+    process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}${notes}`);
+  }
   return ExitCode.Ok;
 }

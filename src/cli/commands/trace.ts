@@ -43,6 +43,9 @@ export function traceRequest(destination: string, opts: Pick<TraceCliOptions, 'p
 
 export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
   if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
+  // `ns/name[:port]`: resolved to its cluster IP (names from the dumps or the API's objects), then traced as VIP:PORT.
+  const byName = await import('./trace-by-name.js');
+  if (byName.isServiceName(destination)) return byName.traceByName(destination, opts, traceAction);
   const { dest, protocol, from, sport } = traceRequest(destination, opts);
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
   // No ruleset for the packet's family: any road shown would be made up (exit 3, said first).

@@ -1,0 +1,64 @@
+/** The CLI with the API's objects beside the dumps (spawns dist/: `npm run build` first). */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCluster, writeBundle } from '../../src/generate/index.js';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const BIN = join(ROOT, 'dist/src/cli/main.js');
+const kpx = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+
+let dir: string;
+let driftDir: string;
+beforeAll(() => {
+  const cluster = generateCluster({ seed: 5, services: 30 });
+  dir = mkdtempSync(join(tmpdir(), 'kpx-api-cli-'));
+  writeBundle(cluster, 'ipvs', dir, { api: {} });
+  driftDir = mkdtempSync(join(tmpdir(), 'kpx-api-cli-drift-'));
+  writeBundle(cluster, 'iptables', driftDir, { api: { drift: ['endpoint-stale'] } });
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(driftDir, { recursive: true, force: true });
+});
+
+describe('kpx services / trace with the API objects (IPVS node)', () => {
+  it('services -o json names the virtual servers and lists the Services without rules', () => {
+    const r = kpx('services', '-i', dir, '-o', 'json');
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { services: { id: string; namespace: string | null; identifiedBy: string }[]; withoutRules: { namespace: string; name: string; reason: string }[] };
+    expect(out.services.every((s) => s.namespace !== null)).toBe(true);
+    expect(out.services.some((s) => s.identifiedBy === 'api')).toBe(true);
+    expect(out.withoutRules.map((w) => `${w.namespace}/${w.name} ${w.reason}`).sort()).toEqual(['data/db-headless headless', 'default/mail-relay external-name']);
+  });
+
+  it('trace ns/name:port traces the Service port named by the API', () => {
+    const r = kpx('trace', 'kube-system/kube-dns:dns', '-i', dir);
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(/^kube-system\/kube-dns:dns\s+10\.96\.0\.10:53\/udp/);
+  });
+
+  it('a headless or ExternalName Service is explained, not "not found"', () => {
+    const h = kpx('trace', 'data/db-headless', '-i', dir);
+    expect(h.status).toBe(0);
+    expect(h.stdout).toMatch(/^data\/db-headless is headless \(clusterIP: None\): no VIP and no dataplane rules on any node; DNS returns the pod addresses \(10\.244\./);
+    const e = kpx('services', '--service', 'default/mail-relay', '-i', dir);
+    expect(e.status).toBe(0);
+    expect(e.stdout).toBe('default/mail-relay is an ExternalName Service: a DNS CNAME to smtp.example.com; no dataplane rules on any node\n');
+    const none = kpx('trace', 'default/no-such', '-i', dir);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/no Service default\/no-such in these dumps or the API objects/);
+  });
+});
+
+it('kpx lint reports the stale endpoint as an error with the API object as evidence (exit 1)', () => {
+  const r = kpx('lint', '-i', driftDir, '-o', 'json');
+  expect(r.status).toBe(1);
+  const out = JSON.parse(r.stdout) as { findings: { ruleId: string; severity: string; related?: { file: string }[] }[] };
+  const api = out.findings.filter((f) => f.ruleId.startsWith('api-'));
+  expect(api.map((f) => [f.ruleId, f.severity])).toEqual([['api-endpoint-stale', 'error']]);
+  expect(api[0].related?.[0].file).toMatch(/api-objects\.json$/);
+});
