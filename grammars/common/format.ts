@@ -20,7 +20,9 @@ export type FormatId =
   | 'nft'
   | 'nft-json'
   | 'kube-proxy-log'
-  | 'kube-proxy-config';
+  | 'kube-proxy-config'
+  | 'conntrack'
+  | 'conntrack-stats';
 
 export interface ParsedInput<T = unknown> {
   readonly format: FormatId;

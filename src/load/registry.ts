@@ -13,6 +13,7 @@ import { ipRuleJsonSniffer, ipRuleSniffer } from '../../grammars/iprule/sniff.js
 import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
 import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
 import { kubeProxyConfigSniffer } from '../../grammars/kube-proxy-config/sniff.js';
+import { conntrackSniffer, conntrackStatsSniffer } from '../../grammars/conntrack/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
   // First: a log quoting an iptables-restore payload also looks like iptables-save, and ties go to the first.
@@ -31,6 +32,8 @@ export const sniffers: readonly FormatSniffer[] = [
   sysctlSniffer,
   nftSniffer,
   nftJsonSniffer,
+  conntrackSniffer,
+  conntrackStatsSniffer,
 ];
 
 export async function parserFor(id: FormatId): Promise<FormatParser> {
@@ -65,6 +68,10 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/kube-proxy-log.js')).kubeProxyLogParser;
     case 'kube-proxy-config':
       return (await import('../extract/kube-proxy-config.js')).kubeProxyConfigParser;
+    case 'conntrack':
+      return (await import('../extract/conntrack.js')).conntrackParser;
+    case 'conntrack-stats':
+      return (await import('../extract/conntrack.js')).conntrackStatsParser;
   }
 }
 

@@ -17,6 +17,7 @@ import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
+import type { ConntrackStats, ConntrackTable } from '../model/conntrack.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
 import { diagnostic } from '../source/index.js';
@@ -46,6 +47,8 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const sysctls = new Map<string, { value: string; file: string; line: number }>();
   const kubeProxyLogs: KubeProxyLog[] = [];
   const kubeProxyConfigs: KubeProxyConfig[] = [];
+  const ctTables: ConntrackTable[] = [];
+  const ctStats: ConntrackStats[] = [];
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
@@ -88,6 +91,12 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'kube-proxy-config':
         kubeProxyConfigs.push(data as KubeProxyConfig);
         break;
+      case 'conntrack':
+        ctTables.push(data as ConntrackTable);
+        break;
+      case 'conntrack-stats':
+        ctStats.push(data as ConntrackStats);
+        break;
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {
@@ -109,6 +118,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     nft,
     extraNodeIps,
     ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
+    ...(ctTables.length || ctStats.length ? { conntrack: { tables: ctTables, stats: ctStats } } : {}),
   };
 }
 

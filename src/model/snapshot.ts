@@ -10,6 +10,7 @@ import type { PolicyRule } from './policy.js';
 import type { NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from './kube-proxy.js';
+import type { ConntrackStats, ConntrackTable } from './conntrack.js';
 import type { Diagnostic } from '../source/index.js';
 import type { FormatId } from '../../grammars/common/format.js';
 
@@ -42,6 +43,8 @@ export interface NodeSnapshot {
   readonly extraNodeIps: readonly Ip[];
   /** kube-proxy's own account: its logs and its configuration, when given (optional: older callers build snapshots without them). */
   readonly kubeProxy?: { readonly logs: readonly KubeProxyLog[]; readonly configs: readonly KubeProxyConfig[] };
+  /** Connection tracking: `conntrack -L` / `/proc/net/nf_conntrack` tables and `conntrack -S`/`-C` (optional: older callers build snapshots without them). */
+  readonly conntrack?: { readonly tables: readonly ConntrackTable[]; readonly stats: readonly ConntrackStats[] };
 }
 
 export function hasIptables(s: NodeSnapshot, family?: 4 | 6): boolean {
