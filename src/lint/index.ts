@@ -34,6 +34,12 @@ import kubeProxyMasqueradeBitMismatch from './rules/kube-proxy-masquerade-bit-mi
 import kubeProxyNodeportAddresses from './rules/kube-proxy-nodeport-addresses.js';
 import kubeProxyStrictArp from './rules/kube-proxy-strict-arp.js';
 import kubeFirewallDropWithoutMark from './rules/kube-firewall-drop-without-mark.js';
+import conntrackStaleUdpEndpoint from './rules/conntrack-stale-udp-endpoint.js';
+import conntrackUnrepliedUntranslated from './rules/conntrack-unreplied-untranslated.js';
+import conntrackNoEndpoints from './rules/conntrack-no-endpoints.js';
+import conntrackTableFull from './rules/conntrack-table-full.js';
+import conntrackInsertFailed from './rules/conntrack-insert-failed.js';
+import conntrackIpvsStaleRealServer from './rules/conntrack-ipvs-stale-real-server.js';
 
 export const RULES: readonly LintRule[] = [
   danglingJump,
@@ -67,6 +73,12 @@ export const RULES: readonly LintRule[] = [
   kubeProxyNodeportAddresses,
   kubeProxyStrictArp,
   kubeFirewallDropWithoutMark,
+  conntrackStaleUdpEndpoint,
+  conntrackUnrepliedUntranslated,
+  conntrackNoEndpoints,
+  conntrackTableFull,
+  conntrackInsertFailed,
+  conntrackIpvsStaleRealServer,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, LintRule> = new Map(RULES.map((r) => [r.id, r]));

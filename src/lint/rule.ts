@@ -39,7 +39,7 @@ export interface Finding {
 }
 
 /** Inputs a rule cannot judge without; when one is missing the rule is not run and says so. */
-export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config';
+export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'conntrack' | 'conntrack-stats';
 
 export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   routes: '`ip route`',
@@ -49,6 +49,8 @@ export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   ipvs: '`ipvsadm -Ln`',
   'kube-proxy-log': "kube-proxy's log",
   'kube-proxy-config': "kube-proxy's configuration",
+  conntrack: '`conntrack -L` (or /proc/net/nf_conntrack)',
+  'conntrack-stats': '`conntrack -S`',
 };
 
 export interface RuleMeta {
