@@ -12,7 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { generateCluster, iptablesSave, type Cluster, type Service, type ServicePort } from '../../src/generate/index.js';
 import { requireKernel } from '../helpers/netns.js';
 import { withKernelNode } from './harness/index.js';
-import { lintFiles, of } from '../lint/helpers.js';
+import { lintFiles, of, snapshotOf } from '../lint/helpers.js';
+import { resolveServices } from '../../src/kube/resolve.js';
+import { tracePacket } from '../../src/trace/trace.js';
+import { traceRequest } from '../../src/cli/commands/trace.js';
 
 const canRun = requireKernel();
 
@@ -101,6 +104,17 @@ describe.runIf(canRun)('conntrack entries kube-proxy cleanup deletes, judged by 
         expect(of(lint, 'conntrack-unreplied-untranslated'), name).toEqual([]);
         expect(stale.every((f) => f.text?.startsWith('udp')), name).toBe(true);
       }
+
+      // The trace of one of these established flows names the entry that pins it, from the real listing.
+      const pinned = [...deleted].find((f) => f.includes(`>${replaced.clusterIP}:`))!;
+      const m = /^udp (\S+):(\d+)>(\S+):(\d+)$/.exec(pinned)!;
+      const snapshot = await snapshotOf({ 'iptables-save.txt': save, 'conntrack-L.txt': listing });
+      const { dest } = traceRequest(`${m[3]}:${m[4]}/udp`, { from: m[1] } as never);
+      const t = tracePacket(snapshot, await resolveServices(snapshot), dest, 'udp', { from: { ip: m[1] }, sport: Number(m[2]), assumptions: { established: true, affinityHit: false } });
+      const line = listing.split('\n').findIndex((l) => l.includes(`src=${m[1]} dst=${m[3]} sport=${m[2]} dport=${m[4]}`)) + 1;
+      const replySrc = /src=\S+ dst=\S+ sport=\d+ dport=\d+ src=(\S+) dst=\S+ sport=(\d+)/.exec(listing.split('\n')[line - 1])!;
+      expect(line).toBeGreaterThan(0);
+      expect(t.assumptions[0]).toMatchObject({ code: 'conntrack-pinned', file: 'conntrack-L.txt', line, to: `${replySrc[1]}:${replySrc[2]}`, current: false });
     });
   }, 120_000);
 });
