@@ -144,17 +144,27 @@ export function kubeProxyCleanup(table: ConntrackTable, services: readonly Servi
   return out;
 }
 
-/** Entries per endpoint of one Service port (`ip:port` → count), for `kpx services --service`. */
-export function connectionsPerEndpoint(tables: readonly ConntrackTable[], service: ServicePort, snapshot: NodeSnapshot): Map<string, number> {
+/**
+ * Conntrack entries of one Service port: per current endpoint (`ip:port` → count), and how many
+ * point elsewhere (a gone endpoint, or never translated). For `kpx services --service`.
+ */
+export function connectionsOf(tables: readonly ConntrackTable[], service: ServicePort, snapshot: NodeSnapshot): { perEndpoint: Map<string, number>; elsewhere: number; total: number } {
   const idx = frontEndIndex([service], snapshot);
-  const out = new Map<string, number>();
+  const perEndpoint = new Map<string, number>();
+  let elsewhere = 0;
+  let total = 0;
   for (const t of tables) {
     for (let i = 0; i < t.size; i++) {
       const l = idx.link(t, i);
-      if (!l?.endpoint) continue;
+      if (!l) continue;
+      total++;
+      if (!l.endpoint) {
+        elsewhere++;
+        continue;
+      }
       const key = `${l.endpoint.ip}:${l.endpoint.port ?? ''}`;
-      out.set(key, (out.get(key) ?? 0) + 1);
+      perEndpoint.set(key, (perEndpoint.get(key) ?? 0) + 1);
     }
   }
-  return out;
+  return { perEndpoint, elsewhere, total };
 }

@@ -3,6 +3,7 @@ import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import type { ServicePort } from '../../kube/types.js';
 import { writeJson } from '../../render/json-stream.js';
+import { connectionsOf } from '../../kube/conntrack.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
@@ -50,6 +51,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   }
   const res = await resolveServices(snapshot);
   const stale = staleRulesNotice(snapshot);
+  // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
+  const tables = snapshot.conntrack?.tables ?? [];
+  const connections = opts.service && tables.length > 0 && opts.output !== 'json' ? new Map(res.services.filter(serviceSelector(opts.service)).map((s) => [s, connectionsOf(tables, s, snapshot!)])) : undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -67,7 +71,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   else if (opts.service) {
     if (stale) process.stdout.write(`${stale}\n`);
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
-    process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
+    process.stdout.write(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n'));
   } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}`);
   return ExitCode.Ok;
 }
