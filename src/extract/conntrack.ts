@@ -3,6 +3,23 @@ import { ConntrackListingReader, parseConntrackStats, PROTOCOLS, type EntrySynta
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { CT_FLAG, ConntrackTable, type ConntrackStats, type CtRow } from '../model/conntrack.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
+import { formatIp, parseIp } from '../model/addr.js';
+
+/**
+ * /proc/net/nf_conntrack prints IPv6 addresses in full (`fd00:0000:…:0001`), conntrack -L compressed:
+ * the table keeps one spelling, the compressed one (as kube-proxy and ip print them).
+ */
+const v6 = new Map<string, string>();
+function address(text: string): string {
+  if (!text.includes(':')) return text;
+  let c = v6.get(text);
+  if (c === undefined) {
+    const ip = parseIp(text);
+    c = ip ? formatIp(ip) : text;
+    if (v6.size < 100_000) v6.set(text, c);
+  }
+  return c;
+}
 
 const NONE = -1;
 
@@ -18,7 +35,7 @@ function rowOf(e: EntrySyntax): CtRow {
   const { words, plan: p } = e;
   const val = (i: number): string => words[i].slice(words[i].indexOf('=') + 1);
   const proto = words[p.proto];
-  const oSrc = val(p.orig.src);
+  const oSrc = address(val(p.orig.src));
   const icmp = p.orig.type >= 0;
   let flags = 0;
   if (p.unreplied >= 0) flags |= CT_FLAG.unreplied;
@@ -35,9 +52,9 @@ function rowOf(e: EntrySyntax): CtRow {
     state: p.state >= 0 ? words[p.state] : undefined,
     flags,
     oSrc,
-    oDst: val(p.orig.dst),
-    rSrc: val(p.reply.src),
-    rDst: val(p.reply.dst),
+    oDst: address(val(p.orig.dst)),
+    rSrc: address(val(p.reply.src)),
+    rDst: address(val(p.reply.dst)),
     // ICMP: the echo id stands in the source-port column (it is what identifies the flow).
     oSport: icmp ? num(words, p.orig.id) : num(words, p.orig.sport),
     oDport: num(words, p.orig.dport),
