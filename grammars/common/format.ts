@@ -21,7 +21,9 @@ export type FormatId =
   | 'nft-json'
   | 'kube-proxy-log'
   | 'kube-proxy-config'
-  | 'k8s-api';
+  | 'k8s-api'
+  | 'conntrack'
+  | 'conntrack-stats';
 
 export interface ParsedInput<T = unknown> {
   readonly format: FormatId;

@@ -238,6 +238,8 @@ program
   .description("collect this node's dumps (read-only commands) into a bundle directory")
   .requiredOption('-o, --output <dir>', 'the directory to write (new or empty)')
   .option('--force', 'write into a non-empty directory')
+  .option('--no-conntrack', 'do not list the conntrack table (conntrack -S is still recorded)')
+  .option('--conntrack-max-entries <n>', 'keep at most this many conntrack -L entries (default 200000)')
   .addHelpText('after', examples('collect'))
   .action((opts) => run(async () => (await import('./commands/collect.js')).collectAction(opts)));
 

@@ -3,7 +3,7 @@
  * arrays (no shell); a missing tool is noted, never fatal. Nothing on the node is changed:
  * ipvsadm is run only when the kernel already has IPVS (it would otherwise load the module).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,8 @@ interface Step {
   readonly stderrIsOutput?: boolean;
   /** Why an optional step found nothing when the tool exits non-zero without a word (pgrep's exit 1). */
   readonly nothingFound?: string;
+  /** Read the output as a stream and keep at most this many lines (conntrack -L). */
+  readonly stream?: { readonly maxEntries: number };
 }
 
 /** How many lines of kube-proxy's log a bundle keeps (the newest): enough for hours of sync failures, bounded. */
@@ -51,6 +53,8 @@ const SYSCTLS = [
   'net.ipv4.conf.all.rp_filter',
   'net.ipv4.conf.default.rp_filter',
   'net.ipv4.conf.all.route_localnet',
+  'net.netfilter.nf_conntrack_count',
+  'net.netfilter.nf_conntrack_max',
 ];
 
 /**
@@ -123,6 +127,55 @@ export async function apiRecord(steps: readonly StepResult[], at: string): Promi
   return { status: s.status, context, collectedAt: at, ...(s.detail ? { detail: s.detail } : {}) };
 }
 
+/** How many `conntrack -L` entries a bundle keeps by default: tables can hold millions; the first ones are a sample. */
+export const CONNTRACK_MAX_ENTRIES = 200_000;
+
+export interface ConntrackCollectOptions {
+  /** false: do not list the table (`--no-conntrack`); `conntrack -S` is still recorded. */
+  readonly list?: boolean;
+  /** Entry cap for `conntrack -L` (`--conntrack-max-entries`). */
+  readonly maxEntries?: number;
+}
+
+const hasConntrack = (): boolean => existsSync('/proc/sys/net/netfilter/nf_conntrack_max');
+
+/** `conntrack -L`, read as a stream and cut after `maxEntries` lines (the tool is then stopped). */
+async function listConntrack(maxEntries: number): Promise<{ out: string; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('conntrack', ['-L'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const parts: string[] = [];
+    let lines = 0;
+    let truncated = false;
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (truncated) return;
+      let at = -1;
+      while (lines < maxEntries && (at = chunk.indexOf('\n', at + 1)) >= 0) lines++;
+      if (lines >= maxEntries && at >= 0) {
+        parts.push(chunk.slice(0, at + 1));
+        truncated = true;
+        child.kill();
+        return;
+      }
+      parts.push(chunk);
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (truncated || code === 0) resolve({ out: parts.join(''), truncated });
+      else reject(Object.assign(new Error(stderr.trim() || `conntrack -L exited with ${code}`), { stderr, stdout: parts.join('') }));
+    });
+  });
+}
+
+export function conntrackSteps(opts: ConntrackCollectOptions = {}): Step[] {
+  const max = opts.maxEntries ?? CONNTRACK_MAX_ENTRIES;
+  const steps: Step[] = [{ file: 'conntrack-S.txt', cmd: 'conntrack', args: ['-S'], when: hasConntrack }];
+  if (opts.list !== false) steps.push({ file: 'conntrack-L.txt', cmd: 'conntrack', args: ['-L'], when: hasConntrack, stream: { maxEntries: max } });
+  return steps;
+}
+
 export const STEPS: readonly Step[] = [
   { file: 'iptables-save.txt', cmd: 'iptables-save', args: [] },
   { file: 'ip6tables-save.txt', cmd: 'ip6tables-save', args: [] },
@@ -146,6 +199,7 @@ const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
   ipvsadm: ['--version'],
   ip: ['-V'],
   nft: ['--version'],
+  conntrack: ['--version'],
 };
 
 export interface StepResult {
@@ -220,13 +274,20 @@ export async function runSteps(dir: string, list: readonly Step[], write: Bundle
         args = found.args;
         command = [s.cmd, ...args].join(' ');
       }
-      const r = await run(s.cmd, [...args], { timeout: 120_000, maxBuffer: 1024 * 1024 * 1024 });
-      out = s.stderrIsOutput ? r.stdout + r.stderr : r.stdout;
+      let note: string | undefined;
+      if (s.stream) {
+        const r = await listConntrack(s.stream.maxEntries);
+        out = r.out;
+        if (r.truncated) note = `truncated: the first ${s.stream.maxEntries} entries (--conntrack-max-entries)`;
+      } else {
+        const r = await run(s.cmd, [...args], { timeout: 120_000, maxBuffer: 1024 * 1024 * 1024 });
+        out = s.stderrIsOutput ? r.stdout + r.stderr : r.stdout;
+      }
       if (s.empty && s.empty.pattern.test(out)) {
         steps.push({ file: s.file, command, status: 'skipped', detail: s.empty.reason });
         continue;
       }
-      result = { file: s.file, command, status: 'ok', bytes: Buffer.byteLength(out) };
+      result = { file: s.file, command, status: 'ok', bytes: Buffer.byteLength(out), ...(note ? { detail: note } : {}) };
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { stderr?: string; stdout?: string };
       const why = (err.stderr || err.message).trim().split('\n')[0];
@@ -244,10 +305,15 @@ export async function runSteps(dir: string, list: readonly Step[], write: Bundle
   return steps;
 }
 
-export async function collectTo(dir: string, kpxVersion = VERSION, write: BundleWriter = (p, d) => writeFileSync(p, d)): Promise<{ dir: string; host: string; manifest: Manifest }> {
+export async function collectTo(
+  dir: string,
+  kpxVersion = VERSION,
+  write: BundleWriter = (p, d) => writeFileSync(p, d),
+  conntrack: ConntrackCollectOptions = {},
+): Promise<{ dir: string; host: string; manifest: Manifest }> {
   mkdirSync(dir, { recursive: true });
-  const steps = await runSteps(dir, STEPS, write);
-  // The API step runs last: its time is now.
+  const steps = await runSteps(dir, [...STEPS, ...conntrackSteps(conntrack)], write);
+  // The API step runs after the node's dumps (only the connection table comes later): its time is now, within that listing's time.
   const api = await apiRecord(steps, new Date().toISOString());
   const tools: Record<string, string> = {};
   for (const cmd of Object.keys(VERSION_ARGS)) {

@@ -43,6 +43,12 @@ import apiTrafficPolicyMismatch from './rules/api-traffic-policy-mismatch.js';
 import apiNodeportMismatch from './rules/api-nodeport-mismatch.js';
 import apiExternalIpMismatch from './rules/api-external-ip-mismatch.js';
 import apiSourceRangeMismatch from './rules/api-source-range-mismatch.js';
+import conntrackStaleUdpEndpoint from './rules/conntrack-stale-udp-endpoint.js';
+import conntrackUnrepliedUntranslated from './rules/conntrack-unreplied-untranslated.js';
+import conntrackNoEndpoints from './rules/conntrack-no-endpoints.js';
+import conntrackTableFull from './rules/conntrack-table-full.js';
+import conntrackInsertFailed from './rules/conntrack-insert-failed.js';
+import conntrackIpvsStaleRealServer from './rules/conntrack-ipvs-stale-real-server.js';
 
 export const RULES: readonly LintRule[] = [
   danglingJump,
@@ -85,6 +91,12 @@ export const RULES: readonly LintRule[] = [
   apiNodeportMismatch,
   apiExternalIpMismatch,
   apiSourceRangeMismatch,
+  conntrackStaleUdpEndpoint,
+  conntrackUnrepliedUntranslated,
+  conntrackNoEndpoints,
+  conntrackTableFull,
+  conntrackInsertFailed,
+  conntrackIpvsStaleRealServer,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, LintRule> = new Map(RULES.map((r) => [r.id, r]));

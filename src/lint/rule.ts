@@ -39,7 +39,7 @@ export interface Finding {
 }
 
 /** Inputs a rule cannot judge without; when one is missing the rule is not run and says so. */
-export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'k8s-api';
+export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'k8s-api' | 'conntrack' | 'conntrack-stats';
 
 export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   routes: '`ip route`',
@@ -50,6 +50,8 @@ export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   'kube-proxy-log': "kube-proxy's log",
   'kube-proxy-config': "kube-proxy's configuration",
   'k8s-api': "the API's objects (`kubectl get svc,endpointslices,nodes,pods -A -o json`)",
+  conntrack: '`conntrack -L` (or /proc/net/nf_conntrack)',
+  'conntrack-stats': '`conntrack -S`',
 };
 
 export interface RuleMeta {

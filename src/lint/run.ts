@@ -81,6 +81,8 @@ export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[]
     'kube-proxy-log': (s.kubeProxy?.logs.length ?? 0) > 0,
     'kube-proxy-config': (s.kubeProxy?.configs.length ?? 0) > 0,
     'k8s-api': s.api !== undefined,
+    conntrack: (s.conntrack?.tables.length ?? 0) > 0,
+    'conntrack-stats': (s.conntrack?.stats.length ?? 0) > 0,
   };
   return (rule.meta.requires ?? []).filter((r) => !has[r]);
 }

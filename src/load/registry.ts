@@ -14,6 +14,7 @@ import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
 import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
 import { kubeProxyConfigSniffer } from '../../grammars/kube-proxy-config/sniff.js';
 import { k8sApiSniffer } from '../../grammars/k8s-api/sniff.js';
+import { conntrackSniffer, conntrackStatsSniffer } from '../../grammars/conntrack/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
   // First: a log quoting an iptables-restore payload also looks like iptables-save, and ties go to the first.
@@ -33,6 +34,8 @@ export const sniffers: readonly FormatSniffer[] = [
   sysctlSniffer,
   nftSniffer,
   nftJsonSniffer,
+  conntrackSniffer,
+  conntrackStatsSniffer,
 ];
 
 export async function parserFor(id: FormatId): Promise<FormatParser> {
@@ -69,6 +72,10 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/kube-proxy-config.js')).kubeProxyConfigParser;
     case 'k8s-api':
       return (await import('../extract/k8s-api.js')).k8sApiParser;
+    case 'conntrack':
+      return (await import('../extract/conntrack.js')).conntrackParser;
+    case 'conntrack-stats':
+      return (await import('../extract/conntrack.js')).conntrackStatsParser;
   }
 }
 

@@ -18,6 +18,7 @@ import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from '../model/kube-proxy.js';
 import { mergeApiObjects, type ApiObjects } from '../model/k8s-api.js';
+import type { ConntrackStats, ConntrackTable } from '../model/conntrack.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
 import { diagnostic } from '../source/index.js';
@@ -48,6 +49,8 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const kubeProxyLogs: KubeProxyLog[] = [];
   const kubeProxyConfigs: KubeProxyConfig[] = [];
   const api: ApiObjects[] = [];
+  const ctTables: ConntrackTable[] = [];
+  const ctStats: ConntrackStats[] = [];
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
@@ -93,6 +96,12 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'k8s-api':
         api.push(data as ApiObjects);
         break;
+      case 'conntrack':
+        ctTables.push(data as ConntrackTable);
+        break;
+      case 'conntrack-stats':
+        ctStats.push(data as ConntrackStats);
+        break;
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {
@@ -115,6 +124,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     extraNodeIps,
     ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
     ...(api.length ? { api: mergeApiObjects(api) } : {}),
+    ...(ctTables.length || ctStats.length ? { conntrack: { tables: ctTables, stats: ctStats } } : {}),
   };
 }
 

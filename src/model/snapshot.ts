@@ -11,6 +11,7 @@ import type { NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from './kube-proxy.js';
 import type { ApiObjects } from './k8s-api.js';
+import type { ConntrackStats, ConntrackTable } from './conntrack.js';
 import type { Diagnostic } from '../source/index.js';
 import type { FormatId } from '../../grammars/common/format.js';
 
@@ -45,6 +46,8 @@ export interface NodeSnapshot {
   readonly kubeProxy?: { readonly logs: readonly KubeProxyLog[]; readonly configs: readonly KubeProxyConfig[] };
   /** The API server's objects (`kubectl get svc,endpointslices,nodes,pods -o json|yaml`), when given: the intent. */
   readonly api?: ApiObjects;
+  /** Connection tracking: `conntrack -L` / `/proc/net/nf_conntrack` tables and `conntrack -S`/`-C` (optional: older callers build snapshots without them). */
+  readonly conntrack?: { readonly tables: readonly ConntrackTable[]; readonly stats: readonly ConntrackStats[] };
 }
 
 export function hasIptables(s: NodeSnapshot, family?: 4 | 6): boolean {

@@ -67,7 +67,14 @@ export function renderServicesTable(res: Resolution, c: Colors): string {
   return `${table}\n${res.services.length} Service ports (${summary}).\n`;
 }
 
-export function renderServiceDetail(s: ServicePort, c: Colors): string {
+/** Conntrack entries of a Service port (kube/conntrack.ts connectionsOf), when a conntrack dump was given. */
+export interface ServiceConnections {
+  readonly perEndpoint: ReadonlyMap<string, number>;
+  readonly elsewhere: number;
+  readonly total: number;
+}
+
+export function renderServiceDetail(s: ServicePort, c: Colors, connections?: ServiceConnections): string {
   const lines: string[] = [];
   lines.push(`${c.bold(printable(serviceLabel(s), 120))}  ${s.protocol}/${s.port}  ${stateText(s, c)}   (${s.mode} mode, IPv${s.family})`);
   if (s.clusterIP) lines.push(`  ClusterIP        ${formatHostPort(s.clusterIP, s.port)}`);
@@ -77,10 +84,12 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
   if (s.loadBalancerSourceRanges.length) lines.push(`  source ranges    ${s.loadBalancerSourceRanges.join(', ')}`);
   lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds}s)` : ''}`);
   lines.push(`  identified by    ${s.identifiedBy}${s.hashVerified === true ? ' (chain hash verified)' : s.hashVerified === false ? c.red(' (chain hash MISMATCH)') : ''}`);
-  lines.push(`  endpoints        ${s.endpoints.length}`);
+  lines.push(`  endpoints        ${s.endpoints.length}${connections ? `   (conntrack: ${connections.total} entries to this Service port)` : ''}`);
   for (const e of s.endpoints) {
-    lines.push(`    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${(e.probability * 100).toFixed(2).padStart(6)}%  ${e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown'}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}`);
+    const conns = connections ? `  ${connections.perEndpoint.get(`${e.ip}:${e.port ?? ''}`) ?? 0} conns` : '';
+    lines.push(`    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${(e.probability * 100).toFixed(2).padStart(6)}%  ${e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown'}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}${conns}`);
   }
+  if (connections && connections.elsewhere > 0) lines.push(c.yellow(`    ${connections.elsewhere} conntrack entries go to no current endpoint (a gone pod, or never translated): see kpx lint`));
   if (s.problems.length) {
     lines.push(`  ${c.yellow('problems')}`);
     for (const p of s.problems) lines.push(`    - ${printable(problemText(p), 200)}`);

@@ -106,6 +106,18 @@ export function assumptionText(a: TraceAssumption): string {
         : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
     case 'ipvs-address-local':
       return `${a.address} is an IPVS virtual server: kube-proxy binds it to kube-ipvs0, so it is taken as this node's address (no kube-ipvs0 in the evidence)`;
+    case 'conntrack-pinned': {
+      const at = `${a.file.split(/[\\/]/).pop() ?? a.file}:${a.line}`;
+      const flags = [a.state, a.unreplied ? '[UNREPLIED]' : '', a.assured ? '[ASSURED]' : ''].filter(Boolean).join(' ');
+      const where = a.translated ? `to ${a.to}` : `untranslated (reply from ${a.to} itself)`;
+      const now = a.current === false ? ', NOT an endpoint now: blackholed' : a.current ? ', a current endpoint' : '';
+      const until = a.timeout !== undefined ? `, for ${a.timeout}s unless a packet refreshes it` : '';
+      return `conntrack entry ${at}${flags ? ` ${flags}` : ''} pins this flow ${where}${now}${until}; rules decide only NEW flows`;
+    }
+    case 'conntrack-no-entry':
+      return a.established
+        ? `no entry for this 5-tuple in the conntrack dump${a.tables > 1 ? 's' : ''}: the flow is not established on this node; the trace shows a NEW connection's fate`
+        : `no conntrack entry for this 5-tuple: a packet of it is NEW, as traced`;
     case 'too-many-scenarios':
       return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
   }

@@ -6,6 +6,7 @@
 import { formatHostPort, formatIp, parseIp } from '../model/addr.js';
 import { lookupRoute } from '../model/route.js';
 import type { Ruleset } from '../model/netfilter.js';
+import { conntrackFor } from './conntrack.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { compareServicePorts, type Resolution, type ServicePort } from '../kube/types.js';
 import { MAX_BRANCHES, type Branch } from './chain-machine.js';
@@ -136,6 +137,8 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
   if (!ctx.knowsLocal) assumptions.push({ code: 'node-addresses-unknown' });
   if (snapshot.routes.length === 0) assumptions.push({ code: 'no-routes' });
   if (!rulesetFor(snapshot, family) && snapshot.nft.length === 0) assumptions.push({ code: 'no-ruleset', family });
+  const pin = conntrackFor(snapshot, resolution, { protocol, src: source.ip, sport, dst: dest.ip, dport: dest.port }, opts.assumptions.established);
+  if (pin) assumptions.unshift(pin);
 
   let inInterface = opts.inInterface;
   if (!inInterface && !source.local && snapshot.routes.length > 0) {

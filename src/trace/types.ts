@@ -184,7 +184,27 @@ export type TraceAssumption =
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
   | { readonly code: 'too-many-scenarios'; readonly limit: number }
   /** An IPVS virtual server's address, taken as the node's (kube-ipvs0 holds it) without an ip addr showing it. */
-  | { readonly code: 'ipvs-address-local'; readonly address: string };
+  | { readonly code: 'ipvs-address-local'; readonly address: string }
+  /**
+   * A conntrack entry (`conntrack -L` / /proc/net/nf_conntrack) holds this 5-tuple: the flow's packets
+   * are translated as the entry says, to `to`, not by the rules. `current`: `to` is still an endpoint
+   * of the Service (null: no Service known for the destination). `timeout`: seconds left at dump time,
+   * restarted by each packet.
+   */
+  | {
+      readonly code: 'conntrack-pinned';
+      readonly file: string;
+      readonly line: number;
+      readonly to: string;
+      readonly translated: boolean;
+      readonly timeout?: number;
+      readonly state?: string;
+      readonly unreplied: boolean;
+      readonly assured: boolean;
+      readonly current: boolean | null;
+    }
+  /** Conntrack tables are in the dumps but none holds this 5-tuple: a packet of it would be NEW. */
+  | { readonly code: 'conntrack-no-entry'; readonly established: boolean; readonly tables: number };
 
 export interface TracePacketJson {
   readonly protocol: string;

@@ -3,7 +3,9 @@ import { CollectTargetError, checkCollectTarget, collectTo } from '../../collect
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotWrite, writeOutputFile } from '../output.js';
 
-export async function collectAction(opts: { output: string; force?: boolean }): Promise<number> {
+export async function collectAction(opts: { output: string; force?: boolean; conntrack?: boolean; conntrackMaxEntries?: string }): Promise<number> {
+  const maxEntries = opts.conntrackMaxEntries === undefined ? undefined : Number(opts.conntrackMaxEntries);
+  if (maxEntries !== undefined && !(Number.isInteger(maxEntries) && maxEntries > 0)) throw new UsageError(`--conntrack-max-entries ${opts.conntrackMaxEntries}: expected a positive whole number`);
   try {
     // A non-empty directory may be a baseline bundle: never overwritten without --force.
     checkCollectTarget(opts.output, Boolean(opts.force));
@@ -13,7 +15,7 @@ export async function collectAction(opts: { output: string; force?: boolean }): 
   }
   let made;
   try {
-    made = await collectTo(opts.output, undefined, writeOutputFile);
+    made = await collectTo(opts.output, undefined, writeOutputFile, { list: opts.conntrack !== false, ...(maxEntries !== undefined ? { maxEntries } : {}) });
   } catch (e) {
     // mkdir of the bundle directory (the files' own writes already name themselves).
     if ((e as NodeJS.ErrnoException).syscall === 'mkdir') throw cannotWrite(opts.output, e);

@@ -3,6 +3,7 @@ import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import type { ServicePort } from '../../kube/types.js';
 import { writeJson } from '../../render/json-stream.js';
+import { connectionsOf } from '../../kube/conntrack.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
@@ -61,6 +62,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   // The API's Services kube-proxy programs nothing for (headless, ExternalName…): explained, not missing.
   const withoutRules: readonly ServiceWithoutRules[] = snapshot.api ? intendedDataplane(snapshot.api, snapshot).withoutRules : [];
   const apiGiven = snapshot.api !== undefined;
+  // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
+  const tables = snapshot.conntrack?.tables ?? [];
+  const connections = opts.service && tables.length > 0 && opts.output !== 'json' ? new Map(res.services.filter(serviceSelector(opts.service)).map((s) => [s, connectionsOf(tables, s, snapshot!)])) : undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -88,7 +92,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
       process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
       return ExitCode.Ok;
     }
-    process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
+    process.stdout.write(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n'));
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';

@@ -63,6 +63,11 @@ export interface KernelCase {
    * (tables are always emptied at the start of a case).
    */
   clearRecentEachPacket?: boolean;
+  /**
+   * Keep the conntrack entries of earlier cases (default false: the table is flushed first), so a
+   * test can build up a table from several cases and then change the rules under it.
+   */
+  keepConntrack?: boolean;
 }
 
 export type SenderStatus = 'reply' | 'connected' | 'refused' | 'unreachable' | 'blocked' | 'timeout' | 'error';
@@ -564,8 +569,10 @@ class Node implements KernelNode {
     const node = this.ns.node;
 
     // Fresh state: no conntrack entries, no recent entries from the previous case.
-    node.run('conntrack', ['-F']);
-    node.run('conntrack', ['-F', '-f', 'ipv6']);
+    if (!c.keepConntrack) {
+      node.run('conntrack', ['-F']);
+      node.run('conntrack', ['-F', '-f', 'ipv6']);
+    }
     const recent = this.recentTables();
     for (const f of recent) writeFileSync(f, '/\n');
     const flush = this.dynamicSets();
