@@ -56,20 +56,25 @@ export function fold(head: string, text: string, indent: string, width = TRACE_W
   return [...lines, ...wrapWords(text, indent, width)];
 }
 
-/** `text` broken at spaces into lines of at most `width`, each starting with `indent`. */
-export function wrapWords(text: string, indent: string, width = TRACE_WIDTH): string[] {
-  const room = Math.max(20, width - indent.length);
+/**
+ * `text` broken at spaces into lines of at most `width`, each starting with `indent` — the first
+ * with `first` instead when given (a hanging indent under a label).
+ */
+export function wrapWords(text: string, indent: string, width = TRACE_WIDTH, first = indent): string[] {
   const out: string[] = [];
+  let lead = first;
   let line = '';
+  const room = () => Math.max(20, width - lead.length);
   for (const word of text.split(' ')) {
-    for (const piece of chunks(word, room)) {
-      if (line && line.length + 1 + piece.length > room) {
-        out.push(indent + line);
+    for (const piece of chunks(word, Math.max(20, width - indent.length))) {
+      if (line && line.length + 1 + piece.length > room()) {
+        out.push(lead + line);
+        lead = indent;
         line = piece;
       } else line = line ? `${line} ${piece}` : piece;
     }
   }
-  if (line) out.push(indent + line);
+  if (line) out.push(lead + line);
   return out;
 }
 

@@ -5,12 +5,14 @@
  */
 import type { Condition, RouteInfo, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
 import { printable } from '../source/index.js';
+import { formatHostPort } from '../model/addr.js';
+import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js';
 import { chalkInit, type Colors } from './colors.js';
 import { compareOutcomes, fold, sharedSteps, TRACE_WIDTH, wrapWords } from './trace-layout.js';
 
 export function formatPct(p: number): string {
-  // Sums of shares carry float noise (0.9999999999): round it away before choosing the digits.
-  const v = Math.round(p * 1e11) / 1e9;
+  // Sums of shares carry float noise (0.99999999999): round it away before choosing the digits.
+  const v = Math.round(p * 1e9) / 1e7;
   return `${Number.isInteger(v) ? v : v.toFixed(v >= 10 ? 2 : 3)}%`;
 }
 
@@ -108,6 +110,10 @@ export function assumptionText(a: TraceAssumption): string {
         : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
     case 'ipvs-address-local':
       return `${a.address} is an IPVS virtual server: kube-proxy binds it to kube-ipvs0, so it is taken as this node's address (no kube-ipvs0 in the evidence)`;
+    case 'node-address':
+      return a.from === 'assumed'
+        ? `the node's addresses are unknown (no ip addr, no --node-ip): the NodePort is traced on ${a.address}, assumed to be one of them (--node-ip gives a real one)`
+        : `the NodePort is traced on ${a.address}, this node's address ${a.from === 'node-ip' ? 'given with --node-ip' : 'from ip addr (--node-ip chooses another)'}`;
     case 'too-many-scenarios':
       return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
   }
@@ -206,12 +212,12 @@ const at = (s: TraceStep) => `${s.table}/${s.chain}${s.rule !== null && s.file ?
 /** Where a delivered packet goes, from the route's typed fields (device, next hop, role). */
 function routeWhere(r: RouteInfo): string {
   if (r.problem) return r.summary;
-  if (r.type === 'local') return 'delivered to a process on this node (local address)';
+  if (r.type === 'local') return 'to a process on this node (local address)';
   const dev = r.dev ?? '?';
   const bridge = r.interfaceRole === 'bridge' ? 'bridge ' : r.interfaceRole === 'tunnel' ? 'tunnel ' : '';
-  if (r.via && r.destination && /\/0$/.test(r.destination)) return `leaves the node by the default gateway ${r.via} on ${dev}`;
-  if (r.via) return `sent to another node via ${bridge}${dev}, next hop ${r.via}`;
-  if (r.interfaceRole === 'pod-veth' || r.interfaceRole === 'bridge') return `delivered to a pod on this node via ${bridge}${dev}`;
+  if (r.via && r.destination && /\/0$/.test(r.destination)) return `out of the node by the default gateway ${r.via} on ${dev}`;
+  if (r.via) return `to another node via ${bridge}${dev}, next hop ${r.via}`;
+  if (r.interfaceRole === 'pod-veth' || r.interfaceRole === 'bridge') return `to a pod on this node via ${bridge}${dev}`;
   return r.summary;
 }
 
@@ -238,9 +244,9 @@ export function whereText(o: TraceOutcome): string {
   }
   if (o.route) {
     // The route table is only consulted for forwarded packets; a local delivery is the INPUT path.
-    return o.delivery === 'local' && o.route.type === 'local' ? 'delivered to a process on this node (INPUT)' : routeWhere(o.route);
+    return o.delivery === 'local' && o.route.type === 'local' ? 'to a process on this node (INPUT)' : routeWhere(o.route);
   }
-  return o.delivery === 'local' ? 'delivered to a process on this node (INPUT)' : 'forwarded; where to is not shown (no ip route dump)';
+  return o.delivery === 'local' ? 'to a process on this node (INPUT)' : 'forwarded; where to is not shown (no ip route dump)';
 }
 
 function masqueradeText(o: TraceOutcome): string {
@@ -323,7 +329,7 @@ export function outcomeHead(o: TraceOutcome, c: Colors, indent: string): string[
   const masq = masqueradeText(o);
   const where = printable(whereText(o), 240) + (masq ? ` · ${masq}` : '');
   const fate = fateText(o, chalkless);
-  const lines = fold(head + fate, where, `${indent}           `, TRACE_WIDTH, o.verdict === 'UNKNOWN' ? ': ' : '  ');
+  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${where}`, `${indent}           `, TRACE_WIDTH, head);
   // Colour the fate after folding (widths are counted on plain text).
   lines[0] = lines[0].replace(fate, fateText(o, c));
   return lines;
@@ -445,4 +451,34 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
     }
   });
   return lines.join('\n') + '\n';
+}
+
+/** `kpx trace` on a target that names nothing here: what is missing, then the nearest real targets. */
+export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Colors): string {
+  const t = printable(m.target, 120);
+  const head: Record<NoMatchCode, string> = {
+    'port-not-served': `no Service on this node answers ${t}; its address serves:`,
+    'unknown-address': `no Service on this node at ${t}`,
+    'unknown-service': `no Service ${t} in the dumps`,
+    'unknown-service-port': `${t}: the Service has no such port; its ports:`,
+    'unknown-nodeport': `no Service on this node has ${t}`,
+  };
+  const lines = [c.yellow(head[m.code])];
+  if (m.suggestions.length === 0) lines.push('  and nothing near it: `kpx services` lists what the dumps hold');
+  else {
+    if (m.code !== 'port-not-served' && m.code !== 'unknown-service-port') lines.push('did you mean:');
+    const w = Math.min(40, Math.max(...m.suggestions.map((s) => s.target.length)));
+    for (const s of m.suggestions) lines.push(...fold(`  ${printable(s.target, 80).padEnd(w)}`, printable(s.services.join(', '), 400), '      '));
+  }
+  if (m.code === 'unknown-address' || m.code === 'port-not-served') lines.push(c.dim(`(to trace ${t} as given: kpx trace ${t} --exact)`));
+  return lines.join('\n') + '\n';
+}
+
+/** Above the traces of a bare VIP or a Service name: which ports are traced, one line each. */
+export function renderPlanHeader(target: Target, traces: readonly PlannedTrace[], c: Colors): string {
+  if (target.kind !== 'vip' && target.kind !== 'service') return '';
+  const what = target.kind === 'vip' ? `${printable(target.ipText, 60)} serves` : `${printable(`${target.namespace}/${target.name}`, 120)} has`;
+  const lines = [c.bold(`${what} ${traces.length} port${traces.length === 1 ? '' : 's'} on this node; each is traced below:`)];
+  for (const p of traces) lines.push(`  ${`${formatHostPort(p.dest.ipText, p.dest.port)}/${p.protocol}`.padEnd(28)}  ${printable(p.service ?? '', 120)}`);
+  return lines.join('\n') + '\n\n';
 }

@@ -184,7 +184,9 @@ export type TraceAssumption =
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
   | { readonly code: 'too-many-scenarios'; readonly limit: number }
   /** An IPVS virtual server's address, taken as the node's (kube-ipvs0 holds it) without an ip addr showing it. */
-  | { readonly code: 'ipvs-address-local'; readonly address: string };
+  | { readonly code: 'ipvs-address-local'; readonly address: string }
+  /** `kpx trace nodeport:PORT`: the node address the packet is sent to, and where kpx took it from (`assumed`: none was known). */
+  | { readonly code: 'node-address'; readonly address: string; readonly from: 'ip-addr' | 'node-ip' | 'assumed' };
 
 export interface TracePacketJson {
   readonly protocol: string;
