@@ -68,7 +68,7 @@ export function wrapWords(text: string, indent: string, width = TRACE_WIDTH, fir
   for (const word of text.split(' ')) {
     for (const piece of chunks(word, Math.max(20, width - indent.length))) {
       if (line && line.length + 1 + piece.length > room()) {
-        out.push(lead + line);
+        out.push(lead + line.trimEnd());
         lead = indent;
         line = piece;
       } else line = line ? `${line} ${piece}` : piece;

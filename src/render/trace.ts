@@ -374,7 +374,7 @@ function routeLines(o: TraceOutcome, c: Colors, indent: string, opts: TextOption
   const r = o.route;
   if (r) {
     const where = opts.loc ? opts.loc(r.file, r.line) : r.line ? `${r.file}:${r.line}` : '';
-    lines.push(...fold(`${indent}route`, `${printable(r.summary, 200)}${where ? `  (${where})` : ''}`, `${indent}    `));
+    lines.push(...wrapWords(`${printable(r.summary, 200)}${where ? ` (${printable(where, 400)})` : ''}`, `${indent}       `, TRACE_WIDTH, `${indent}route  `));
     if (r.policyRule) lines.push(...wrapWords(`chosen by ip rule ${printable(r.policyRule, 160)}`, `${indent}      `).map((l) => c.dim(l)));
     if (r.problem) lines.push(...wrapWords(`problem: ${r.problem}`, indent).map((l) => c.red(l)));
   }
@@ -460,16 +460,21 @@ export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Col
     'port-not-served': `no Service on this node answers ${t}; its address serves:`,
     'unknown-address': `no Service on this node at ${t}`,
     'unknown-service': `no Service ${t} in the dumps`,
+    'services-unnamed': `the dumps name no Service (ipvsadm and kube-ipvs0 show addresses only): trace ${t} by its VIP; VIPs here:`,
     'unknown-service-port': `${t}: the Service has no such port; its ports:`,
     'unknown-nodeport': `no Service on this node has ${t}`,
   };
   const lines = [c.yellow(head[m.code])];
   if (m.suggestions.length === 0) lines.push('  and nothing near it: `kpx services` lists what the dumps hold');
   else {
-    if (m.code !== 'port-not-served' && m.code !== 'unknown-service-port') lines.push('did you mean:');
+    if (m.code !== 'port-not-served' && m.code !== 'unknown-service-port' && m.code !== 'services-unnamed') lines.push('did you mean:');
     const w = Math.min(40, Math.max(...m.suggestions.map((s) => s.target.length)));
-    for (const s of m.suggestions) lines.push(...fold(`  ${printable(s.target, 80).padEnd(w)}`, printable(s.services.join(', '), 400), '      '));
+    for (const s of m.suggestions) {
+      const first = `  ${printable(s.target, 80).padEnd(w)}  `;
+      lines.push(...(s.services.length ? wrapWords(printable(s.services.join(', '), 400), ' '.repeat(Math.min(first.length, 44)), TRACE_WIDTH, first) : [first.trimEnd()]));
+    }
   }
+  if (m.more) lines.push(`  … and ${m.more} more (kpx services lists them all)`);
   if (m.code === 'unknown-address' || m.code === 'port-not-served') lines.push(c.dim(`(to trace ${t} as given: kpx trace ${t} --exact)`));
   return lines.join('\n') + '\n';
 }

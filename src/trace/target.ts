@@ -68,6 +68,8 @@ export type NoMatchCode =
   /** No Service has this address (nearest addresses suggested). */
   | 'unknown-address'
   | 'unknown-service'
+  /** The dumps name no Service at all (IPVS mode: ipvsadm shows addresses only): trace by address. */
+  | 'services-unnamed'
   /** The Service exists, but has no such port (its ports suggested). */
   | 'unknown-service-port'
   | 'unknown-nodeport';
@@ -80,7 +82,7 @@ export type NodeAddressChoice =
 
 export type Plan =
   | { readonly kind: 'trace'; readonly traces: readonly PlannedTrace[]; readonly nodeAddress?: NodeAddressChoice }
-  | { readonly kind: 'no-match'; readonly code: NoMatchCode; readonly target: string; readonly suggestions: readonly Suggestion[] };
+  | { readonly kind: 'no-match'; readonly code: NoMatchCode; readonly target: string; readonly suggestions: readonly Suggestion[]; readonly more?: number };
 
 const PROTO_ORDER: readonly TraceProtocol[] = ['udp', 'tcp', 'sctp'];
 
@@ -200,6 +202,13 @@ export function planTarget(target: Target, res: Resolution, snapshot: NodeSnapsh
     }
     case 'service': {
       const svc = services.filter((s) => s.namespace === target.namespace && s.name === target.name);
+      if (svc.length === 0 && !services.some((s) => s.namespace && s.name)) {
+        const vips = suggest(services, (s) => s.clusterIP ?? undefined, Infinity).map((x) => ({
+          target: x.target,
+          services: services.filter((s) => s.clusterIP === x.target && s.protocol).sort(compareServicePorts).map((s) => `${s.port}/${s.protocol}`),
+        }));
+        return { kind: 'no-match', code: 'services-unnamed', target: target.text, suggestions: vips.slice(0, 12), ...(vips.length > 12 ? { more: vips.length - 12 } : {}) };
+      }
       if (svc.length === 0) {
         const names = [...new Set(services.filter((s) => s.namespace && s.name).map((s) => `${s.namespace}/${s.name}`))];
         const near = nearest(`${target.namespace}/${target.name}`, names, (n) => n, 5);
