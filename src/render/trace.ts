@@ -246,7 +246,7 @@ export function whereText(o: TraceOutcome): string {
     // The route table is only consulted for forwarded packets; a local delivery is the INPUT path.
     return o.delivery === 'local' && o.route.type === 'local' ? 'to a process on this node (INPUT)' : routeWhere(o.route);
   }
-  return o.delivery === 'local' ? 'to a process on this node (INPUT)' : 'forwarded; where to is not shown (no ip route dump)';
+  return o.delivery === 'local' ? 'to a process on this node (INPUT)' : 'route not known (no ip route dump)';
 }
 
 function masqueradeText(o: TraceOutcome): string {
@@ -481,7 +481,7 @@ export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Col
 
 /** Above the traces of a bare VIP or a Service name: which ports are traced, one line each. */
 export function renderPlanHeader(target: Target, traces: readonly PlannedTrace[], c: Colors): string {
-  if (target.kind !== 'vip' && target.kind !== 'service') return '';
+  if ((target.kind !== 'vip' && target.kind !== 'service') || traces.length < 2) return '';
   const what = target.kind === 'vip' ? `${printable(target.ipText, 60)} serves` : `${printable(`${target.namespace}/${target.name}`, 120)} has`;
   const lines = [c.bold(`${what} ${traces.length} port${traces.length === 1 ? '' : 's'} on this node; each is traced below:`)];
   for (const p of traces) lines.push(`  ${`${formatHostPort(p.dest.ipText, p.dest.port)}/${p.protocol}`.padEnd(28)}  ${printable(p.service ?? '', 120)}`);

@@ -136,8 +136,8 @@ describe('an nft service-ips map without its base chain', () => {
   verdict  DNAT 100% to 2 endpoints; no masquerade
   packet   pod 10.244.0.10:40000 → 10.96.0.10:53/udp
 
-    50%  DNAT → 10.244.0.2:53  forwarded; where to is not shown (no ip route dump)
-    50%  DNAT → 10.244.1.2:53  forwarded; where to is not shown (no ip route dump)
+    50%  DNAT → 10.244.0.2:53  route not known (no ip route dump)
+    50%  DNAT → 10.244.1.2:53  route not known (no ip route dump)
 
   assume  a pod 10.244.0.10 (in the pod network 10.244.0.0/16 from kube-proxy's rules) sends the packet
   assume  source port 40000
@@ -153,12 +153,12 @@ describe('an nft service-ips map without its base chain', () => {
     ip kube-proxy/services:2  goto service-FY5PMXPG-kube-system/kube-dns/udp/dns (@service-ips: 10.96.0.10 . udp . 53)
     … here each outcome takes its own steps (below)
 
-    50%  DNAT → 10.244.0.2:53  forwarded; where to is not shown (no ip route dump)
+    50%  DNAT → 10.244.0.2:53  route not known (no ip route dump)
     ip kube-proxy/service-FY5PMXPG-kube-system/kube-dns/udp/dns:20
         goto endpoint-2GKX576Q-kube-system/kube-dns/udp/dns__10.244.0.2/53 (numgen 0: 50%)
     ip kube-proxy/endpoint-2GKX576Q-kube-system/kube-dns/udp/dns__10.244.0.2/53:10  dnat to 10.244.0.2:53
 
-    50%  DNAT → 10.244.1.2:53  forwarded; where to is not shown (no ip route dump)
+    50%  DNAT → 10.244.1.2:53  route not known (no ip route dump)
     ip kube-proxy/service-FY5PMXPG-kube-system/kube-dns/udp/dns:20
         goto endpoint-TF6S6XX7-kube-system/kube-dns/udp/dns__10.244.1.2/53 (numgen 1: 50%)
     ip kube-proxy/endpoint-TF6S6XX7-kube-system/kube-dns/udp/dns__10.244.1.2/53:15  dnat to 10.244.1.2:53
