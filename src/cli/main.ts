@@ -34,6 +34,9 @@ const EXAMPLES: Record<string, readonly string[]> = {
   trace: [
     'kpx trace 10.96.0.10:53/udp -i samples/iptables-mode-node',
     'kpx trace 10.96.0.1:443 -i bundle/ --from external -v',
+    'kpx trace kube-system/kube-dns -i samples/iptables-mode-node',
+    'kpx trace 10.96.0.10 -i samples/iptables-mode-node',
+    'kpx trace nodeport:32658 -i samples/iptables-mode-node',
     "kpx trace '[fd00:10:96::a]:53/udp' -i bundle/ -o json",
     'kpx trace 10.96.0.10:53/udp -i cluster/ --node worker-1',
   ],
@@ -147,14 +150,15 @@ inputOptions(
 inputOptions(
   program
     .command('trace')
-    .description('follow a packet to VIP:PORT[/proto] through this node, step by step, with the kernel semantics')
-    .argument('<destination>', 'VIP:PORT, VIP:PORT/udp or [IPv6]:PORT/tcp')
-    .option('--from <source>', 'pod | external | node | an IP address', 'pod')
+    .description('follow a packet to a Service through this node, step by step, with the kernel semantics: the answer first, then the road')
+    .argument('<target>', 'VIP:PORT[/proto] ([IPv6]:PORT), a bare VIP (every port it serves), ns/name[:port] (a Service by name), or nodeport:PORT[/proto]')
+    .option('--from <source>', 'pod | external | node | an IP address (default: pod; external for nodeport:PORT)')
     .option('--sport <port>', 'source port')
     .option('-p, --protocol <proto>', 'tcp, udp or sctp (or use the /proto suffix)')
     .option('--in-interface <name>', 'the interface the packet arrives on')
     .option('--established', 'assume the packet belongs to an ESTABLISHED connection (default: the first packet of a NEW one)')
     .option('--affinity-hit', 'assume session-affinity (recent) entries exist for the source')
+    .option('--exact', 'trace VIP:PORT as given even when no Service is there (no "did you mean")')
     .option('-v, --verbose', 'show every rule text and every policy step')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
 ).addHelpText('after', examples('trace'))

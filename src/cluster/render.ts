@@ -2,10 +2,11 @@
 import Table from 'cli-table3';
 import { printable } from '../source/index.js';
 import type { Colors } from '../render/colors.js';
-import { assumptionText, conditionText, formatPct, shownSteps, stepText, unknownText } from '../render/trace.js';
-import type { TraceOutcome } from '../trace/types.js';
+import { chalkInit } from '../render/colors.js';
+import { assumptionText, conditionText, fateText, formatPct, shownSteps, stepLines } from '../render/trace.js';
+import { compareOutcomes, sharedSteps, TRACE_WIDTH, wrapWords } from '../render/trace-layout.js';
 import type { NodeComparison } from './compare.js';
-import type { CrossHop, CrossTrace } from './trace.js';
+import type { CrossHop, CrossPath, CrossTrace } from './trace.js';
 import type { ClusterSnapshot } from './types.js';
 
 /** `kpx services --nodes` text: one row per Service port, with where the nodes disagree. */
@@ -47,73 +48,104 @@ function shortFile(file: string | null, line: number | null, dirs: ReadonlyMap<s
   return `${f}:${line}`;
 }
 
-function stepLines(o: TraceOutcome, c: Colors, verbose: boolean, loc: (f: string | null, l: number | null) => string): string[] {
-  const lines: string[] = [];
-  for (const s of shownSteps(o, verbose)) {
-    const at = loc(s.file, s.rule);
-    lines.push(`      ${s.table}/${s.chain}  ${printable(stepText(s), 160)}${at ? c.dim(`  (${at})`) : ''}`);
-    if (verbose && s.text) lines.push(c.dim(`          ${printable(s.text, 240)}`));
-  }
+/** A path's end in words: a pod on which node via which device, or where and why it stops. */
+function endText(path: CrossPath, c: Colors): string {
+  const e = path.end;
+  if (e.kind === 'pod') return c.green(`to a pod on ${e.node}${e.interface ? ` via ${e.interface}` : ''}`);
+  if (e.kind === 'node-local') return c.green(`to a process on ${e.node}`);
+  return c.red(`${e.kind} on ${e.node}`);
+}
+
+/** A path's first line: share, fate on the first node, the nodes it crosses, where it ends. */
+function pathHead(path: CrossPath, c: Colors): string[] {
+  const o = path.hops[0].outcome;
+  const plain = chalkInit(false);
+  const road = path.nodes.length > 1 ? `${path.nodes.join(' → ')}, ` : '';
+  const masq = path.hops.some((h) => h.outcome.masquerade) ? ' · masquerade' : '';
+  const fate = fateText(o, plain);
+  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${road}${endText(path, plain)}${masq}`, '           ', TRACE_WIDTH, `${formatPct(path.probability).padStart(7)}  `);
+  lines[0] = lines[0].replace(fate, fateText(o, c));
   return lines;
 }
 
-function verdictText(o: TraceOutcome): string {
-  switch (o.verdict) {
-    case 'DNAT':
-      return `DNAT → ${o.destination}`;
-    case 'ACCEPT':
-      return `ACCEPT (to ${o.destination})`;
-    case 'NONE':
-      return `no NAT: on to ${o.destination}`;
-    case 'UNKNOWN':
-      return `UNKNOWN: ${o.unknown ? unknownText(o.unknown) : 'the evidence cannot say'}`;
-    default:
-      return o.verdict;
+/** `DNAT 100% to 2 endpoints: 1 on k8s-worker (50%), …`: the answer over every path. */
+function crossAnswer(paths: readonly CrossPath[]): string {
+  const verdicts = new Map<string, number>();
+  for (const p of paths) verdicts.set(p.verdict, (verdicts.get(p.verdict) ?? 0) + p.probability);
+  const mix = [...verdicts].sort((a, b) => b[1] - a[1]).map(([v, p]) => `${v} ${formatPct(p)}`).join(' · ');
+  const ends = new Map<string, { n: number; p: number }>();
+  for (const p of paths) {
+    const k = p.end.kind === 'pod' ? `on ${p.end.node}` : `${p.end.kind} on ${p.end.node}`;
+    const e = ends.get(k) ?? { n: 0, p: 0 };
+    ends.set(k, { n: e.n + 1, p: e.p + p.probability });
   }
+  const where = [...ends].sort((a, b) => b[1].p - a[1].p).map(([k, e]) => `${e.n} ${k} (${formatPct(e.p)})`).join(', ');
+  const masq = paths.filter((p) => p.hops.some((h) => h.outcome.masquerade));
+  const m = masq.length === 0 ? 'no masquerade' : masq.length === paths.length ? 'masqueraded (source NAT)' : `masqueraded on ${formatPct(masq.reduce((n, p) => n + p.probability, 0))}`;
+  const n = new Set(paths.map((p) => p.destination)).size;
+  return `${mix} to ${n} ${paths.every((p) => p.verdict === 'DNAT') ? 'endpoint' : 'destination'}${n === 1 ? '' : 's'}: ${where}; ${m}`;
 }
 
-/** The cross-node trace as a story: per path (endpoint), each node with its rule lines and route. */
+/**
+ * The cross-node trace, answer first: every path's fate and end, the first node's road shared by
+ * every path once, then each path's own steps, node by node, to its end.
+ */
 export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?: boolean; cluster?: ClusterSnapshot } = {}): string {
   const dirs = new Map((opts.cluster?.nodes ?? []).map((n) => [n.name, n.dir]));
+  const verbose = Boolean(opts.verbose);
   const o = t.origin.trace;
   const lines: string[] = [];
   const who = o.services.length ? o.services.join(', ') : `no Service on ${t.origin.node} matches`;
   lines.push(`${c.bold(printable(who, 200))}  ${t.request.destination}/${t.request.protocol}  from ${t.origin.node}`);
+  const paths = [...t.paths].sort((a, b) => compareOutcomes({ ...a.hops[0].outcome, probability: a.probability, destination: a.destination }, { ...b.hops[0].outcome, probability: b.probability, destination: b.destination }));
+  if (paths.length) lines.push(...wrapWords(crossAnswer(paths), '           ', TRACE_WIDTH, '  verdict  '));
   const p = o.packet;
-  lines.push(`  packet  ${p.from} ${p.src}:${p.sport} → ${t.request.destination}/${p.protocol} on ${t.origin.node}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
-  for (const a of o.assumptions) lines.push(c.dim(`  assume  ${printable(assumptionText(a), 240)}`));
-  lines.push(c.dim(`  nodes   ${t.nodes.join(', ')}`));
-  for (const path of t.paths) {
-    lines.push('');
-    const pct = t.paths.length > 1 ? `${formatPct(path.probability).padStart(7)}  ` : '';
-    const road = path.nodes.join(' → ');
-    const endText = path.end.kind === 'pod' ? c.green(`pod on ${path.end.node}${path.end.interface ? ` via ${path.end.interface}` : ''}`) : path.end.kind === 'node-local' ? c.green(`local on ${path.end.node}`) : c.red(`${path.end.kind} on ${path.end.node}`);
-    lines.push(`${pct}${c.bold(verdictText(path.hops[0].outcome))}  ${road}  ${endText}`);
-    for (const a of path.assumptions) lines.push(c.dim(`         assume ${printable(a, 200)}`));
-    path.hops.forEach((h: CrossHop) => {
+  lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${t.request.destination}/${p.protocol} on ${t.origin.node}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
+  lines.push('');
+  for (const path of paths) lines.push(...pathHead(path, c));
+  if (paths.length === 0) lines.push("no outcome: the first node's trace produced nothing to follow");
+  lines.push('');
+  for (const a of o.assumptions) lines.push(...wrapWords(printable(assumptionText(a), 240), '          ', TRACE_WIDTH, '  assume  ').map((l) => c.dim(l)));
+  lines.push(...wrapWords(t.nodes.join(', '), '          ', TRACE_WIDTH, '  nodes   ').map((l) => c.dim(l)));
+
+  // The first node's steps every path shares, once; then each path's own.
+  const origin = t.origin.node;
+  const originLoc = (f: string | null, l: number | null) => shortFile(f, l, dirs, origin);
+  const firstRoads = paths.map((x) => shownSteps(x.hops[0].outcome, verbose));
+  const { before, after } = sharedSteps(firstRoads);
+  if (before + after > 0) {
+    lines.push('', `  road on ${origin} shared by every path (${paths.length})`);
+    lines.push(...stepLines(firstRoads[0].slice(0, before), c, '    ', { verbose, loc: originLoc }));
+    lines.push(c.dim(`    … here each path takes its own steps (below)${after ? ', then all go on:' : ''}`));
+    lines.push(...stepLines(firstRoads[0].slice(firstRoads[0].length - after), c, '    ', { verbose, loc: originLoc }));
+  }
+  paths.forEach((path, k) => {
+    lines.push('', ...pathHead(path, c));
+    for (const a of path.assumptions) lines.push(...wrapWords(printable(a, 200), '                ', TRACE_WIDTH, '         assume ').map((l) => c.dim(l)));
+    path.hops.forEach((h: CrossHop, i) => {
       const loc = (f: string | null, l: number | null) => shortFile(f, l, dirs, h.node);
       const head = h.arriving ? `  arrives ${h.arriving.src}:${h.arriving.sport} → ${h.arriving.dst}:${h.arriving.dport}${h.trace?.packet.inInterface ? ` in on ${h.trace.packet.inInterface}` : ''} (source ${h.arriving.srcReason})` : '';
-      lines.push(`    [${c.cyan(h.node)}] ${h.role}${head}`);
+      lines.push(...wrapWords(`${h.role}${head}`, '        ', TRACE_WIDTH, `    [${h.node}] `).map((l, j) => (j === 0 ? l.replace(`[${h.node}]`, `[${c.cyan(h.node)}]`) : l)));
       if (h.trace && h.trace.outcomes.length > 1) lines.push(c.dim(`      this node's trace splits: ${formatPct(h.outcome.probability)} on this branch`));
-      for (const cond of h.outcome.conditions) lines.push(c.yellow(`      ${printable(conditionText(cond), 200)}`));
-      lines.push(...stepLines(h.outcome, c, Boolean(opts.verbose), loc));
+      for (const cond of h.outcome.conditions) lines.push(...wrapWords(printable(conditionText(cond), 200), '        ', TRACE_WIDTH, '      ').map((l) => c.yellow(l)));
+      const steps = i === 0 ? firstRoads[k].slice(before, firstRoads[k].length - after) : shownSteps(h.outcome, verbose);
+      lines.push(...stepLines(steps, c, '      ', { verbose, loc }));
       if (h.outcome.masquerade) lines.push(`      masquerade${h.outcome.snatTo ? ` to ${h.outcome.snatTo}` : ''}`);
       const r = h.outcome.route;
       if (r) {
         const at = loc(r.file, r.line);
-        lines.push(`      route  ${printable(r.summary, 200)}${at ? c.dim(`  (${at})`) : ''}`);
+        lines.push(...wrapWords(`${printable(r.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      route  '));
       }
       if (h.next) {
         const at = loc(h.next.file, h.next.line);
-        lines.push(`      next   ${printable(h.next.summary, 200)}${at ? c.dim(`  (${at})`) : ''}`);
+        lines.push(...wrapWords(`${printable(h.next.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      next   '));
       }
     });
     const e = path.end;
     const ownerAt = e.owner ? shortFile(e.owner.file, e.owner.line, dirs, e.owner.node) : '';
-    lines.push(`    end    ${printable(e.summary, 240)}${ownerAt ? c.dim(`  (${e.owner!.node}: ${ownerAt})`) : ''}`);
-    for (const pr of path.problems) lines.push(c.red(`    problem: ${printable(pr, 240)}`));
-  }
-  if (t.paths.length === 0) lines.push('', 'no outcome: the first node\'s trace produced nothing to follow');
+    lines.push(...wrapWords(`${printable(e.summary, 240)}${ownerAt ? ` (${e.owner!.node}: ${ownerAt})` : ''}`, '           ', TRACE_WIDTH, '    end    '));
+    for (const pr of path.problems) lines.push(...wrapWords(`problem: ${printable(pr, 240)}`, '      ', TRACE_WIDTH, '    ').map((l) => c.red(l)));
+  });
   return lines.join('\n') + '\n';
 }
 

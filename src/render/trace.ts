@@ -3,12 +3,16 @@
  * become text: a readable story (Service first, then each hop with its dump line). JSON is the
  * trace itself.
  */
-import type { Condition, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
+import type { Condition, RouteInfo, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
 import { printable } from '../source/index.js';
-import type { Colors } from './colors.js';
+import { formatHostPort } from '../model/addr.js';
+import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js';
+import { chalkInit, type Colors } from './colors.js';
+import { compareOutcomes, fold, sharedSteps, TRACE_WIDTH, wrapWords } from './trace-layout.js';
 
 export function formatPct(p: number): string {
-  const v = p * 100;
+  // Sums of shares carry float noise (0.99999999999): round it away before choosing the digits.
+  const v = Math.round(p * 1e9) / 1e7;
   return `${Number.isInteger(v) ? v : v.toFixed(v >= 10 ? 2 : 3)}%`;
 }
 
@@ -118,6 +122,10 @@ export function assumptionText(a: TraceAssumption): string {
       return a.established
         ? `no entry for this 5-tuple in the conntrack dump${a.tables > 1 ? 's' : ''}: the flow is not established on this node; the trace shows a NEW connection's fate`
         : `no conntrack entry for this 5-tuple: a packet of it is NEW, as traced`;
+    case 'node-address':
+      return a.from === 'assumed'
+        ? `the node's addresses are unknown (no ip addr, no --node-ip): the NodePort is traced on ${a.address}, assumed to be one of them (--node-ip gives a real one)`
+        : `the NodePort is traced on ${a.address}, this node's address ${a.from === 'node-ip' ? 'given with --node-ip' : 'from ip addr (--node-ip chooses another)'}`;
     case 'too-many-scenarios':
       return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
   }
@@ -194,59 +202,300 @@ export function shownSteps(o: TraceOutcome, verbose: boolean): readonly TraceSte
   return o.steps.filter((s) => !(s.code === 'policy' && s.base === 'built-in' && s.policy === 'ACCEPT'));
 }
 
-function verdictText(o: TraceOutcome, c: Colors): string {
+/** An outcome's fate in a few words, for the first column: `DNAT → 10.244.1.5:8080`, `REJECT`… */
+export function fateText(o: TraceOutcome, c: Colors): string {
   switch (o.verdict) {
     case 'DNAT':
       return c.green(`DNAT → ${o.destination}`);
     case 'ACCEPT':
-      return c.green(`ACCEPT (to ${o.destination})`);
+      return c.green(`ACCEPT → ${o.destination}`);
     case 'NONE':
-      return c.yellow(`NONE: no rule claimed the packet; it passes on to ${o.destination} unchanged`);
+      return c.yellow(`NONE → ${o.destination}`);
     case 'DROP':
-      return c.red('DROP');
     case 'REJECT':
-      return c.red('REJECT');
+      return c.red(o.verdict);
     case 'UNKNOWN':
-      return c.yellow(`UNKNOWN: ${o.unknown ? unknownText(o.unknown) : 'the evidence cannot say'}`);
+      return c.yellow('UNKNOWN');
   }
 }
 
-function outcomeLines(o: TraceOutcome, c: Colors, pct: boolean, verbose: boolean): string[] {
-  const lines: string[] = [''];
-  const head = pct ? `${formatPct(o.probability).padStart(7)}  ` : '';
-  lines.push(`${head}${verdictText(o, c)}${o.masquerade ? `  masquerade${o.snatTo ? ` to ${o.snatTo}` : ''}` : ''}`);
-  if (o.roads) lines.push(c.dim(`         ${o.roads} roads end this way; the likeliest is shown`));
-  for (const s of shownSteps(o, verbose)) {
-    const line = s.rule !== null && s.file ? c.dim(`:${s.rule}`) : '';
-    lines.push(`    ${s.table}/${s.chain}${line}  ${printable(stepText(s), 160)}`);
-    if (s.text && verbose) lines.push(c.dim(`        ${printable(s.text, 240)}`));
+const at = (s: TraceStep) => `${s.table}/${s.chain}${s.rule !== null && s.file ? `:${s.rule}` : ''}`;
+
+/** Where a delivered packet goes, from the route's typed fields (device, next hop, role). */
+function routeWhere(r: RouteInfo): string {
+  if (r.problem) return r.summary;
+  if (r.type === 'local') return 'to a process on this node (local address)';
+  const dev = r.dev ?? '?';
+  const bridge = r.interfaceRole === 'bridge' ? 'bridge ' : r.interfaceRole === 'tunnel' ? 'tunnel ' : '';
+  if (r.via && r.destination && /\/0$/.test(r.destination)) return `out of the node by the default gateway ${r.via} on ${dev}`;
+  if (r.via) return `to another node via ${bridge}${dev}, next hop ${r.via}`;
+  if (r.interfaceRole === 'pod-veth' || r.interfaceRole === 'bridge') return `to a pod on this node via ${bridge}${dev}`;
+  return r.summary;
+}
+
+/** The end of an outcome in words: where it is delivered, or which rule stopped it, or why kpx cannot tell. */
+export function whereText(o: TraceOutcome): string {
+  if (o.verdict === 'UNKNOWN') return o.unknown ? unknownText(o.unknown) : 'the evidence cannot say';
+  if (o.delivery === 'stopped') {
+    const last = o.steps[o.steps.length - 1];
+    if (!last) return 'stopped';
+    switch (last.code) {
+      case 'drop':
+        return `dropped by ${at(last)}`;
+      case 'reject':
+        return `rejected by ${at(last)}${last.with ? ` (${last.with})` : ''}`;
+      case 'policy':
+        return `dropped by the policy of ${last.table}/${last.chain}`;
+      case 'ipvs-no-real-servers':
+        return `dropped: IPVS virtual server ${last.chain} has no real servers`;
+      case 'ipvs-draining':
+        return `dropped: every real server of IPVS virtual server ${last.chain} has weight 0`;
+      default:
+        return `stopped at ${at(last)}: ${stepText(last)}`;
+    }
   }
-  if (o.route) lines.push(`    route  ${o.route.summary}${o.route.line ? c.dim(`  (${o.route.file}:${o.route.line})`) : ''}`);
-  if (o.route?.policyRule) lines.push(c.dim(`           chosen by ip rule ${printable(o.route.policyRule, 160)}`));
-  if (o.route?.problem) lines.push(c.red(`    problem: ${o.route.problem}`));
+  if (o.route) {
+    // The route table is only consulted for forwarded packets; a local delivery is the INPUT path.
+    return o.delivery === 'local' && o.route.type === 'local' ? 'to a process on this node (INPUT)' : routeWhere(o.route);
+  }
+  return o.delivery === 'local' ? 'to a process on this node (INPUT)' : 'route not known (no ip route dump)';
+}
+
+function masqueradeText(o: TraceOutcome): string {
+  return o.masquerade ? `masquerade${o.snatTo ? ` to ${o.snatTo}` : ''}` : '';
+}
+
+/** Where an endpoint is, for the summary's counts. */
+type Place = 'this node' | 'other nodes' | 'outside the node' | 'route not known';
+function placeOf(o: TraceOutcome): Place | undefined {
+  if (o.delivery === 'stopped' || o.delivery === 'unknown') return undefined;
+  if (o.delivery === 'local') return 'this node';
+  const r = o.route;
+  if (!r || r.problem) return 'route not known';
+  if (r.type === 'local') return 'this node';
+  if (r.via && /\/0$/.test(r.destination)) return 'outside the node';
+  if (r.via) return 'other nodes';
+  if (r.interfaceRole === 'pod-veth' || r.interfaceRole === 'bridge') return 'this node';
+  return 'route not known';
+}
+
+/** `DNAT 71.43% · REJECT 28.57%`: the verdicts of a set of outcomes whose shares sum to 1. */
+function verdictMix(os: readonly TraceOutcome[]): string {
+  const by = new Map<string, number>();
+  for (const o of os) by.set(o.verdict, (by.get(o.verdict) ?? 0) + o.probability);
+  return [...by].sort((a, b) => b[1] - a[1]).map(([v, p]) => `${v} ${formatPct(p)}`).join(' · ');
+}
+
+/** `to 7 endpoints: 2 on this node (28.57%), 5 on other nodes (71.43%)`. */
+function placeMix(os: readonly TraceOutcome[]): string {
+  const delivered = os.filter((o) => placeOf(o) !== undefined);
+  if (delivered.length === 0) return '';
+  const by = new Map<Place, { n: number; p: number }>();
+  for (const o of delivered) {
+    const k = placeOf(o)!;
+    const e = by.get(k) ?? { n: 0, p: 0 };
+    by.set(k, { n: e.n + 1, p: e.p + o.probability });
+  }
+  const parts = [...by].sort((a, b) => b[1].p - a[1].p).map(([k, e]) => `${e.n} ${k === 'route not known' ? 'with the route not known' : k === 'outside the node' ? 'outside the node' : `on ${k}`} (${formatPct(e.p)})`);
+  const n = new Set(delivered.map((o) => o.destination)).size;
+  const noun = delivered.every((o) => o.verdict === 'DNAT') ? 'endpoint' : 'destination';
+  const known = [...by.keys()].some((k) => k !== 'route not known');
+  return `to ${n} ${noun}${n === 1 ? '' : 's'}${known ? `: ${parts.join(', ')}` : ''}`;
+}
+
+function masqueradeMix(os: readonly TraceOutcome[]): string {
+  const delivered = os.filter((o) => o.delivery === 'forward' || o.delivery === 'local');
+  if (delivered.length === 0) return '';
+  const masq = delivered.filter((o) => o.masquerade);
+  if (masq.length === 0) return 'no masquerade';
+  if (masq.length === delivered.length) return 'masqueraded (source NAT)';
+  return `masqueraded on ${formatPct(masq.reduce((n, o) => n + o.probability, 0))}`;
+}
+
+/** One scenario's answer in a line: `DNAT 100% to 7 endpoints: …; no masquerade`. */
+function answerOf(os: readonly TraceOutcome[]): string {
+  return [fatesOf(os), masqueradeMix(os)].filter(Boolean).join('; ');
+}
+const fatesOf = (os: readonly TraceOutcome[]) => [verdictMix(os), placeMix(os)].filter(Boolean).join(' ');
+
+/** The answer over several scenarios: what they agree on said once, what differs said to differ. */
+function answerOfScenarios(groups: readonly (readonly TraceOutcome[])[]): string {
+  const fates = groups.map(fatesOf);
+  const masq = groups.map(masqueradeMix);
+  const n = groups.length;
+  const same = (xs: string[]) => xs.every((x) => x === xs[0]);
+  const why = `${n} scenarios: matches the evidence cannot decide (below)`;
+  if (!same(fates)) return `depends on ${why}`;
+  return `${fates[0]} in each of ${why}; ${same(masq) ? masq[0] : 'masquerade depends on the scenario'}`;
+}
+
+interface TextOptions {
+  readonly verbose: boolean;
+  /** Evidence location of a dump line: `file:line` (cluster traces leave the node's folder out). */
+  readonly loc?: (file: string | null, line: number | null) => string;
+}
+
+/** An outcome's first line: share, fate, where it goes, masquerade. */
+export function outcomeHead(o: TraceOutcome, c: Colors, indent: string): string[] {
+  const head = `${indent}${formatPct(o.probability).padStart(7)}  `;
+  const masq = masqueradeText(o);
+  const where = printable(whereText(o), 240) + (masq ? ` · ${masq}` : '');
+  const fate = fateText(o, chalkless);
+  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${where}`, `${indent}           `, TRACE_WIDTH, head);
+  // Colour the fate after folding (widths are counted on plain text).
+  lines[0] = lines[0].replace(fate, fateText(o, c));
+  return lines;
+}
+const chalkless = chalkInit(false);
+
+/** A run of rules a statistic ladder did not take, said once without -v. */
+interface Folded {
+  readonly step: TraceStep;
+  readonly count: number;
+  readonly last: number | null;
+}
+
+function foldLadders(steps: readonly TraceStep[], verbose: boolean): Folded[] {
+  const out: Folded[] = [];
+  for (const s of steps) {
+    const prev = out[out.length - 1];
+    if (!verbose && prev && s.code === 'not-taken' && !s.missing && prev.step.code === 'not-taken' && !prev.step.missing && prev.step.table === s.table && prev.step.chain === s.chain && prev.step.file === s.file) {
+      out[out.length - 1] = { step: prev.step, count: prev.count + 1, last: s.rule };
+    } else out.push({ step: s, count: 1, last: s.rule });
+  }
+  return out;
+}
+
+/** Step lines (with their rule text under -v), each fitting the width. */
+export function stepLines(steps: readonly TraceStep[], c: Colors, indent: string, opts: TextOptions): string[] {
+  const lines: string[] = [];
+  for (const f of foldLadders(steps, opts.verbose)) {
+    const s = f.step;
+    const line = s.rule !== null && s.file ? (f.count > 1 ? `:${s.rule}-${f.last}` : `:${s.rule}`) : '';
+    const where = opts.loc ? opts.loc(s.file, s.rule) : '';
+    const text = f.count > 1 ? `statistic: ${f.count} rules not taken` : stepText(s);
+    const head = opts.loc ? `${indent}${s.table}/${s.chain}` : `${indent}${s.table}/${s.chain}${line}`;
+    lines.push(...fold(head, printable(text, 200) + (where ? `  (${where})` : ''), `${indent}    `));
+    if (s.text && opts.verbose) lines.push(...wrapWords(printable(s.text, 400), `${indent}    `).map((l) => c.dim(l)));
+  }
   return lines;
 }
 
+function routeLines(o: TraceOutcome, c: Colors, indent: string, opts: TextOptions): string[] {
+  const lines: string[] = [];
+  const r = o.route;
+  if (r) {
+    const where = opts.loc ? opts.loc(r.file, r.line) : r.line ? `${r.file}:${r.line}` : '';
+    lines.push(...wrapWords(`${printable(r.summary, 200)}${where ? ` (${printable(where, 400)})` : ''}`, `${indent}       `, TRACE_WIDTH, `${indent}route  `));
+    if (r.policyRule) lines.push(...wrapWords(`chosen by ip rule ${printable(r.policyRule, 160)}`, `${indent}      `).map((l) => c.dim(l)));
+    if (r.problem) lines.push(...wrapWords(`problem: ${r.problem}`, indent).map((l) => c.red(l)));
+  }
+  return lines;
+}
+
+/** The conditions of a scenario, as `if …` / `and if …` lines; a long one puts its evidence below. */
+function conditionLines(conds: readonly Condition[], c: Colors, indent: string): string[] {
+  return conds.flatMap((cond, k) => {
+    const text = `${indent}${k === 0 ? '' : 'and '}${printable(conditionText(cond), 240)}`;
+    const cut = text.lastIndexOf(' (');
+    const lines = text.length <= TRACE_WIDTH ? [text] : cut > indent.length ? [...wrapWords(text.slice(0, cut).trimStart(), indent), ...wrapWords(text.slice(cut + 1), `${indent}    `)] : wrapWords(text.trimStart(), indent);
+    return lines.map((l) => c.yellow(l));
+  });
+}
+
+/**
+ * A trace, answer first: the verdict and each outcome's fate (per scenario when matches are
+ * undecided), the assumptions, the road every outcome shares (once), then each outcome's own
+ * steps. `-v` shows every step and every rule's text.
+ */
 export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean } = {}): string {
+  const o: TextOptions = { verbose: Boolean(opts.verbose) };
   const lines: string[] = [];
   const p = t.packet;
-  const verbose = Boolean(opts.verbose);
   const dst = p.dst.includes(':') ? `[${p.dst}]:${p.dport}` : `${p.dst}:${p.dport}`;
   const who = t.services.length ? t.services.join(', ') : 'no Service on this node matches';
   lines.push(`${c.bold(printable(who, 200))}  ${dst}/${p.protocol}`);
-  lines.push(`  packet  ${p.from} ${p.src}:${p.sport} → ${dst}/${p.protocol}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
-  for (const a of t.assumptions) lines.push(c.dim(`  assume  ${printable(assumptionText(a), 240)}`));
-  if (t.scenarios.length <= 1) {
-    const many = t.outcomes.length > 1;
-    for (const o of t.outcomes) lines.push(...outcomeLines(o, c, many, verbose));
-  } else {
-    // Conditional alternatives: within each scenario the shares sum to 100%.
-    lines.push('', c.yellow(`  ${t.scenarios.length} scenarios: kpx cannot decide every match from the evidence; each holds under its conditions`));
-    t.scenarios.forEach((s, i) => {
-      lines.push('', c.bold(`  scenario ${i + 1} of ${t.scenarios.length}`));
-      s.conditions.forEach((cond, k) => lines.push(c.yellow(`  ${k === 0 ? '  ' : 'and '}${printable(conditionText(cond), 240)}`)));
-      for (const idx of s.outcomes) lines.push(...outcomeLines(t.outcomes[idx], c, true, verbose).map((l) => (l ? `  ${l}` : l)));
-    });
+
+  const scenarios = t.scenarios.length ? t.scenarios : [{ conditions: [], outcomes: t.outcomes.map((_, i) => i) }];
+  const groups = scenarios.map((s) => ({ conditions: s.conditions, outcomes: s.outcomes.map((i) => t.outcomes[i]).sort(compareOutcomes) }));
+  const many = groups.length > 1;
+  if (t.outcomes.length === 0) lines.push(`  verdict  none: the trace produced no outcome`);
+  else if (!many) lines.push(...wrapWords(answerOf(groups[0].outcomes), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
+  else lines.push(...wrapWords(answerOfScenarios(groups.map((g) => g.outcomes)), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
+  lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${dst}/${p.protocol}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
+
+  // The summary: every outcome's fate, per scenario.
+  lines.push('');
+  groups.forEach((g, k) => {
+    if (many) {
+      lines.push(c.bold(`  scenario ${k + 1} of ${groups.length}`));
+      lines.push(...conditionLines(g.conditions, c, '    '));
+    }
+    for (const x of g.outcomes) lines.push(...outcomeHead(x, c, many ? '  ' : ''));
+  });
+  if (t.assumptions.length) lines.push('');
+  for (const a of t.assumptions) lines.push(...wrapWords(printable(assumptionText(a), 240), '          ').map((l, i) => c.dim(i === 0 ? `  assume  ${l.trimStart()}` : l)));
+
+  // The road: the steps every outcome shares once, then each outcome's own.
+  const all = groups.flatMap((g) => g.outcomes);
+  const roads = all.map((x) => shownSteps(x, o.verbose));
+  if (all.length === 1) {
+    // One outcome: its fate is the summary's line; its road follows the assumptions.
+    lines.push('', '  road', ...stepLines(roads[0], c, '    ', o), ...routeLines(all[0], c, '    ', o));
+    return lines.join('\n') + '\n';
   }
+  const { before, after } = sharedSteps(roads);
+  if (before + after > 0) {
+    lines.push('', `  road shared by every outcome (${all.length}${many ? `, in ${groups.length} scenarios` : ''})`);
+    lines.push(...stepLines(roads[0].slice(0, before), c, '    ', o));
+    lines.push(c.dim(`    … here each outcome takes its own steps (below)${after ? ', then all go on:' : ''}`));
+    lines.push(...stepLines(roads[0].slice(roads[0].length - after), c, '    ', o));
+  }
+  let n = 0;
+  groups.forEach((g, k) => {
+    if (many) lines.push('', c.bold(`  scenario ${k + 1} of ${groups.length}`));
+    for (const x of g.outcomes) {
+      const own = roads[n++];
+      lines.push(...(many ? [] : ['']), ...outcomeHead(x, c, many ? '  ' : ''));
+      if (x.roads) lines.push(c.dim(`           ${x.roads} roads end this way; the likeliest is shown`));
+      lines.push(...stepLines(own.slice(before, own.length - after), c, many ? '      ' : '    ', o));
+      lines.push(...routeLines(x, c, many ? '      ' : '    ', o));
+    }
+  });
   return lines.join('\n') + '\n';
+}
+
+/** `kpx trace` on a target that names nothing here: what is missing, then the nearest real targets. */
+export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Colors): string {
+  const t = printable(m.target, 120);
+  const head: Record<NoMatchCode, string> = {
+    'port-not-served': `no Service on this node answers ${t}; its address serves:`,
+    'unknown-address': `no Service on this node at ${t}`,
+    'unknown-service': `no Service ${t} in the dumps`,
+    'services-unnamed': `the dumps name no Service (ipvsadm and kube-ipvs0 show addresses only): trace ${t} by its VIP; VIPs here:`,
+    'unknown-service-port': `${t}: the Service has no such port; its ports:`,
+    'unknown-nodeport': `no Service on this node has ${t}`,
+  };
+  const lines = [c.yellow(head[m.code])];
+  if (m.suggestions.length === 0) lines.push('  and nothing near it: `kpx services` lists what the dumps hold');
+  else {
+    if (m.code !== 'port-not-served' && m.code !== 'unknown-service-port' && m.code !== 'services-unnamed') lines.push('did you mean:');
+    const w = Math.min(40, Math.max(...m.suggestions.map((s) => s.target.length)));
+    for (const s of m.suggestions) {
+      const first = `  ${printable(s.target, 80).padEnd(w)}  `;
+      lines.push(...(s.services.length ? wrapWords(printable(s.services.join(', '), 400), ' '.repeat(Math.min(first.length, 44)), TRACE_WIDTH, first) : [first.trimEnd()]));
+    }
+  }
+  if (m.more) lines.push(`  … and ${m.more} more (kpx services lists them all)`);
+  if (m.code === 'unknown-address' || m.code === 'port-not-served') lines.push(c.dim(`(to trace ${t} as given: kpx trace ${t} --exact)`));
+  return lines.join('\n') + '\n';
+}
+
+/** Above the traces of a bare VIP or a Service name: which ports are traced, one line each. */
+export function renderPlanHeader(target: Target, traces: readonly PlannedTrace[], c: Colors): string {
+  if ((target.kind !== 'vip' && target.kind !== 'service') || traces.length < 2) return '';
+  const what = target.kind === 'vip' ? `${printable(target.ipText, 60)} serves` : `${printable(`${target.namespace}/${target.name}`, 120)} has`;
+  const lines = [c.bold(`${what} ${traces.length} port${traces.length === 1 ? '' : 's'} on this node; each is traced below:`)];
+  for (const p of traces) lines.push(`  ${`${formatHostPort(p.dest.ipText, p.dest.port)}/${p.protocol}`.padEnd(28)}  ${printable(p.service ?? '', 120)}`);
+  return lines.join('\n') + '\n\n';
 }

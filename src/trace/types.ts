@@ -204,7 +204,9 @@ export type TraceAssumption =
       readonly current: boolean | null;
     }
   /** Conntrack tables are in the dumps but none holds this 5-tuple: a packet of it would be NEW. */
-  | { readonly code: 'conntrack-no-entry'; readonly established: boolean; readonly tables: number };
+  | { readonly code: 'conntrack-no-entry'; readonly established: boolean; readonly tables: number }
+  /** `kpx trace nodeport:PORT`: the node address the packet is sent to, and where kpx took it from (`assumed`: none was known). */
+  | { readonly code: 'node-address'; readonly address: string; readonly from: 'ip-addr' | 'node-ip' | 'assumed' };
 
 export interface TracePacketJson {
   readonly protocol: string;

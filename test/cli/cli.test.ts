@@ -112,9 +112,11 @@ describe('kpx trace', () => {
     expect(r.stdout).toMatch(/nat\/KUBE-SERVICES:98/);
   });
   it('exits 2 on a bad destination', () => {
-    const r = kpx(['trace', '10.96.0.10', '-i', KIND]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/expected VIP:PORT/);
+    for (const bad of ['10.96.0.10:99999', 'not an address', 'nodeport:70000']) {
+      const r = kpx(['trace', bad, '-i', KIND]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr, bad).toMatch(/expected VIP:PORT|out of range/);
+    }
   });
 });
 

@@ -31,6 +31,18 @@ describe('cluster bundles on the command line', () => {
     expect(j.paths.reduce((n: number, p: { probability: number }) => n + p.probability, 0)).toBeCloseTo(1, 9);
   });
 
+  it('trace --node text is answer first: the verdict and every path, the first node\'s shared road once, 120 columns', () => {
+    const r = kpx(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0]]);
+    const l = r.stdout.split('\n');
+    expect(l[1]).toMatch(/^ {2}verdict {2}DNAT 100% to 2 endpoints: 1 on k8s-\S+ \(50%\), 1 on k8s-\S+ \(50%\); no masquerade$/);
+    const heads = l.slice(4, l.indexOf('', 4));
+    expect(heads).toHaveLength(2);
+    expect(heads.every((h) => /^ {4}50% {2}DNAT → 10\.244\.\d+\.\d+:53 {2}.*to a pod on k8s-\S+ via cni0$/.test(h))).toBe(true);
+    expect(l.findIndex((x) => x.startsWith('  assume'))).toBeGreaterThan(5);
+    expect(l.filter((x) => /^ {4}nat\/PREROUTING {2}jump KUBE-SERVICES/.test(x))).toHaveLength(1);
+    expect(l.filter((x) => x.length > 120)).toEqual([]);
+  });
+
   it('other commands read one node of a bundle with --node, and ask for it when missing', () => {
     expect(JSON.parse(kpx(['services', '-i', dir, '--node', nodes[1], '-o', 'json']).stdout).services.length).toBeGreaterThan(20);
     const r = kpx(['services', '-i', dir]);

@@ -39,7 +39,7 @@ describe('traceAcross', () => {
     const json = JSON.parse(renderJson(crossTraceJson(t))) as { paths: { hops: { node: string }[] }[] };
     expect(json.paths[0].hops.map((h) => h.node)).toEqual([A, ep.nodeName]);
     const text = renderCrossTraceText(t, plain, { cluster: cl });
-    expect(text).toContain(`DNAT → ${ep.ip}:8080  ${A} → ${ep.nodeName}  pod on ${ep.nodeName} via cni0`);
+    expect(text).toContain(`DNAT → ${ep.ip}:8080  ${A} → ${ep.nodeName}, to a pod on ${ep.nodeName} via cni0`);
     expect(text).toMatch(/nat\/KUBE-SEP-\w+ {2}DNAT to [\d.]+:8080 {2}\(iptables-save\.txt:\d+\)/);
   });
 

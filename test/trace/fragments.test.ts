@@ -48,25 +48,36 @@ describe('a grep of KUBE-SERVICES and one Service chain, without the PREROUTING 
     const { t, text } = await traceOf('grep-svc.txt', GREP_SVC, '10.96.0.10:53/udp');
     expect(t.assumptions).toContainEqual({ code: 'entry-assumed', dialect: 'iptables', table: 'nat', start: 'KUBE-SERVICES', startKind: 'chain', hook: 'PREROUTING' });
     expect(text).toBe(`kube-system/kube-dns:dns  10.96.0.10:53/udp
-  packet  pod 10.244.0.10:40000 → 10.96.0.10:53/udp
+  verdict  UNKNOWN 100%
+  packet   pod 10.244.0.10:40000 → 10.96.0.10:53/udp
+
+    50%  UNKNOWN: chain KUBE-SEP-YIL6JZP7A3QYXJU2 is not in the evidence: what happens after this jump is unknown
+    50%  UNKNOWN: chain KUBE-SEP-Z6M7ZHWCTBNMPLD7 is not in the evidence: what happens after this jump is unknown
+
   assume  a pod 10.244.0.10 (in the pod network 10.244.0.0/16 from kube-proxy's rules) sends the packet
   assume  source port 40000
   assume  the first packet of a NEW connection (conntrack state NEW)
   assume  no session-affinity entry exists for this source yet (-m recent --rcheck does not match)
-  assume  the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the node's, each answer is a scenario
+  assume  the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the
+          node's, each answer is a scenario
   assume  no ip route dump: where the packet goes after NAT is not shown
-  assume  the evidence has nat/KUBE-SERVICES but no PREROUTING chain that reaches it (a fragment): the walk starts at KUBE-SERVICES
+  assume  the evidence has nat/KUBE-SERVICES but no PREROUTING chain that reaches it (a fragment): the walk starts at
+          KUBE-SERVICES
+
+  road shared by every outcome (2)
+    nat/KUBE-SERVICES:1  jump KUBE-SVC-TCOU7JCQXEZGVUNU
+    … here each outcome takes its own steps (below)
 
     50%  UNKNOWN: chain KUBE-SEP-YIL6JZP7A3QYXJU2 is not in the evidence: what happens after this jump is unknown
-    nat/KUBE-SERVICES:1  jump KUBE-SVC-TCOU7JCQXEZGVUNU
     nat/KUBE-SVC-TCOU7JCQXEZGVUNU:3  jump KUBE-SEP-YIL6JZP7A3QYXJU2 (statistic: taken, 50%)
-    nat/KUBE-SVC-TCOU7JCQXEZGVUNU:3  chain KUBE-SEP-YIL6JZP7A3QYXJU2 is not in the evidence: what happens after this jump is unknown
+    nat/KUBE-SVC-TCOU7JCQXEZGVUNU:3
+        chain KUBE-SEP-YIL6JZP7A3QYXJU2 is not in the evidence: what happens after this jump is unknown
 
     50%  UNKNOWN: chain KUBE-SEP-Z6M7ZHWCTBNMPLD7 is not in the evidence: what happens after this jump is unknown
-    nat/KUBE-SERVICES:1  jump KUBE-SVC-TCOU7JCQXEZGVUNU
     nat/KUBE-SVC-TCOU7JCQXEZGVUNU:3  statistic: not taken (50%)
     nat/KUBE-SVC-TCOU7JCQXEZGVUNU:4  jump KUBE-SEP-Z6M7ZHWCTBNMPLD7
-    nat/KUBE-SVC-TCOU7JCQXEZGVUNU:4  chain KUBE-SEP-Z6M7ZHWCTBNMPLD7 is not in the evidence: what happens after this jump is unknown
+    nat/KUBE-SVC-TCOU7JCQXEZGVUNU:4
+        chain KUBE-SEP-Z6M7ZHWCTBNMPLD7 is not in the evidence: what happens after this jump is unknown
 `);
     expect(t.outcomes.map((o) => [o.verdict, o.delivery, o.unknown])).toEqual([
       ['UNKNOWN', 'unknown', { code: 'chain-missing', chain: 'KUBE-SEP-YIL6JZP7A3QYXJU2', via: 'jump' }],
@@ -121,16 +132,35 @@ describe('an nft service-ips map without its base chain', () => {
   it("starts with kube-proxy's lookup in the map (a stated assumption) and follows the numgen shares", async () => {
     const { t, text } = await traceOf('nft-map.nft', NFT_MAP, '10.96.0.10:53/udp');
     expect(t.assumptions).toContainEqual({ code: 'entry-assumed', dialect: 'nft', table: 'ip kube-proxy', start: 'service-ips', startKind: 'map', hook: 'PREROUTING' });
-    expect(text.split('\n').slice(8).join('\n')).toBe(`  assume  the evidence has ip kube-proxy's map service-ips but no base chain at the prerouting hook: the walk starts with kube-proxy's lookup in service-ips
+    expect(text).toBe(`kube-system/kube-dns:dns  10.96.0.10:53/udp
+  verdict  DNAT 100% to 2 endpoints; no masquerade
+  packet   pod 10.244.0.10:40000 → 10.96.0.10:53/udp
 
-    50%  DNAT → 10.244.0.2:53
+    50%  DNAT → 10.244.0.2:53  route not known (no ip route dump)
+    50%  DNAT → 10.244.1.2:53  route not known (no ip route dump)
+
+  assume  a pod 10.244.0.10 (in the pod network 10.244.0.0/16 from kube-proxy's rules) sends the packet
+  assume  source port 40000
+  assume  the first packet of a NEW connection (conntrack state NEW)
+  assume  no session-affinity entry exists for this source yet (-m recent --rcheck does not match)
+  assume  the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the
+          node's, each answer is a scenario
+  assume  no ip route dump: where the packet goes after NAT is not shown
+  assume  the evidence has ip kube-proxy's map service-ips but no base chain at the prerouting hook: the walk starts
+          with kube-proxy's lookup in service-ips
+
+  road shared by every outcome (2)
     ip kube-proxy/services:2  goto service-FY5PMXPG-kube-system/kube-dns/udp/dns (@service-ips: 10.96.0.10 . udp . 53)
-    ip kube-proxy/service-FY5PMXPG-kube-system/kube-dns/udp/dns:20  goto endpoint-2GKX576Q-kube-system/kube-dns/udp/dns__10.244.0.2/53 (numgen 0: 50%)
+    … here each outcome takes its own steps (below)
+
+    50%  DNAT → 10.244.0.2:53  route not known (no ip route dump)
+    ip kube-proxy/service-FY5PMXPG-kube-system/kube-dns/udp/dns:20
+        goto endpoint-2GKX576Q-kube-system/kube-dns/udp/dns__10.244.0.2/53 (numgen 0: 50%)
     ip kube-proxy/endpoint-2GKX576Q-kube-system/kube-dns/udp/dns__10.244.0.2/53:10  dnat to 10.244.0.2:53
 
-    50%  DNAT → 10.244.1.2:53
-    ip kube-proxy/services:2  goto service-FY5PMXPG-kube-system/kube-dns/udp/dns (@service-ips: 10.96.0.10 . udp . 53)
-    ip kube-proxy/service-FY5PMXPG-kube-system/kube-dns/udp/dns:20  goto endpoint-TF6S6XX7-kube-system/kube-dns/udp/dns__10.244.1.2/53 (numgen 1: 50%)
+    50%  DNAT → 10.244.1.2:53  route not known (no ip route dump)
+    ip kube-proxy/service-FY5PMXPG-kube-system/kube-dns/udp/dns:20
+        goto endpoint-TF6S6XX7-kube-system/kube-dns/udp/dns__10.244.1.2/53 (numgen 1: 50%)
     ip kube-proxy/endpoint-TF6S6XX7-kube-system/kube-dns/udp/dns__10.244.1.2/53:15  dnat to 10.244.1.2:53
 `);
   });

@@ -1,83 +1,131 @@
-/** `kpx trace VIP:PORT[/proto]`: the packet's road through this node. */
+/** `kpx trace TARGET`: the packet's road through this node (VIP:PORT, a bare VIP, ns/name[:port], nodeport:PORT). */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
+import { parseIp } from '../../model/addr.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
-import { protocolsFor, tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
+import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
+import { parseTarget, planTarget, type Target } from '../../trace/target.js';
+import type { Trace } from '../../trace/types.js';
 import { renderJson } from '../../render/json.js';
-import { renderTraceText } from '../../render/trace.js';
+import { renderNoMatchText, renderPlanHeader, renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface TraceCliOptions extends InputOptions {
-  from: string;
+  /** Unset: `pod`, or `external` for a NodePort target. */
+  from?: string;
   sport?: string;
   protocol?: string;
   inInterface?: string;
   established?: boolean;
   affinityHit?: boolean;
+  /** Trace VIP:PORT as given, even when no Service is there and a near one is. */
+  exact?: boolean;
   output: 'text' | 'json';
   verbose?: boolean;
 }
 
-/** The packet asked for on the command line: destination, protocol, source and source port. */
-export function traceRequest(destination: string, opts: Pick<TraceCliOptions, 'protocol' | 'from' | 'sport'>) {
-  const dest = parseDestination(destination);
-  if (typeof dest === 'string') throw new UsageError(dest);
-  let protocol = dest.protocol;
-  if (opts.protocol) {
-    const p = opts.protocol.toLowerCase();
-    if (p !== 'tcp' && p !== 'udp' && p !== 'sctp') throw new UsageError(`-p ${opts.protocol}: expected tcp, udp or sctp`);
-    if (protocol && protocol !== p) throw new UsageError(`-p ${p} contradicts ${destination}`);
-    protocol = p as TraceProtocol;
-  }
-  const from: SourceSpec = opts.from === 'pod' || opts.from === 'external' || opts.from === 'node' ? opts.from : { ip: opts.from };
+function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProtocol | undefined, text: string): TraceProtocol | undefined {
+  if (!opts.protocol) return given;
+  const p = opts.protocol.toLowerCase();
+  if (p !== 'tcp' && p !== 'udp' && p !== 'sctp') throw new UsageError(`-p ${opts.protocol}: expected tcp, udp or sctp`);
+  if (given && given !== p) throw new UsageError(`-p ${p} contradicts ${text}`);
+  return p;
+}
+
+function sourceOf(opts: Pick<TraceCliOptions, 'from' | 'sport'>, fallback: 'pod' | 'external' = 'pod') {
+  const f = opts.from ?? fallback;
+  const from: SourceSpec = f === 'pod' || f === 'external' || f === 'node' ? f : { ip: f };
   let sport: number | undefined;
   if (opts.sport !== undefined) {
     sport = Number(opts.sport);
     if (!Number.isInteger(sport) || sport < 1 || sport > 65535) throw new UsageError(`--sport ${opts.sport}: expected a port number`);
   }
-  return { dest, protocol, from, sport };
+  return { from, sport };
+}
+
+/** The packet asked for on the command line (VIP:PORT only: cluster traces): destination, protocol, source and source port. */
+export function traceRequest(destination: string, opts: Pick<TraceCliOptions, 'protocol' | 'from' | 'sport'>) {
+  const dest = parseDestination(destination);
+  if (typeof dest === 'string') throw new UsageError(dest);
+  const protocol = protocolFlag(opts, dest.protocol, destination);
+  return { dest, protocol, ...sourceOf(opts) };
+}
+
+/** The address family a target names before the Services are read (a Service name or NodePort: either). */
+function familyOf(t: Target): 4 | 6 | undefined {
+  if (t.kind === 'address') return t.dest.ip.family;
+  if (t.kind === 'vip') return t.ip.family;
+  return undefined;
 }
 
 export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
-  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
-  // `ns/name[:port]`: resolved to its cluster IP (names from the dumps or the API's objects), then traced as VIP:PORT.
-  const byName = await import('./trace-by-name.js');
-  if (byName.isServiceName(destination)) return byName.traceByName(destination, opts, traceAction);
-  const { dest, protocol, from, sport } = traceRequest(destination, opts);
+  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node, from: opts.from ?? 'pod' });
+  const target = parseTarget(destination);
+  if (typeof target === 'string') throw new UsageError(target);
+  const protocol = protocolFlag(opts, target.kind === 'address' ? target.dest.protocol : target.protocol, destination);
+  const { from, sport } = sourceOf(opts, target.kind === 'nodeport' ? 'external' : 'pod');
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
   // No ruleset for the packet's family: any road shown would be made up (exit 3, said first).
   reportInputProblems(snapshot);
-  const unknown = cannotTell(snapshot, `where ${destination} goes`, dest.ip.family);
+  const unknown = cannotTell(snapshot, `where ${destination} goes`, familyOf(target));
   if (unknown) {
     process.stderr.write(unknown + '\n');
     return ExitCode.CannotTell;
   }
   const res = await resolveServices(snapshot);
-  const protocols = protocol ? [protocol] : protocolsFor(res, dest, snapshot);
-  const traces = [];
+  const plan = planTarget(target, res, snapshot, { ...(protocol ? { protocol } : {}), exact: Boolean(opts.exact) });
+  const c = chalkInit(colorEnabled(opts));
+  if (plan.kind === 'no-match') {
+    // A Service the API has but kube-proxy programs nothing for (headless, ExternalName), or one it should program here.
+    if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
+      const byApi = (await import('./trace-by-name.js')).explainFromApi(target, snapshot);
+      if (byApi) {
+        process.stdout.write(byApi.text);
+        return byApi.exit;
+      }
+    }
+    // An answer, not a trace of nothing: what is not here, and the nearest real targets.
+    if (opts.output === 'json') process.stdout.write(renderJson({ traces: [], noMatch: plan }));
+    else process.stdout.write(renderNoMatchText(plan, c));
+    return ExitCode.Ok;
+  }
+  // A Service name or NodePort resolved to a family without a ruleset (a dual-stack Service read from one family's dump).
+  for (const p of plan.traces) {
+    const none = cannotTell(snapshot, `where ${destination} goes`, p.dest.ip.family);
+    if (none) {
+      process.stderr.write(none + '\n');
+      return ExitCode.CannotTell;
+    }
+  }
+  // A NodePort traced on an assumed node address: the trace takes that address as the node's.
+  const assumedNode = plan.nodeAddress?.code === 'nodeport-address-assumed' ? parseIp(plan.nodeAddress.address) : undefined;
+  const traced = assumedNode ? { ...snapshot, extraNodeIps: [...snapshot.extraNodeIps, assumedNode] } : snapshot;
+  const traces: Trace[] = [];
   try {
-    for (const p of protocols) {
-      traces.push(
-        tracePacket(snapshot, res, dest, p, {
-          from,
-          ...(sport !== undefined ? { sport } : {}),
-          ...(opts.inInterface ? { inInterface: opts.inInterface } : {}),
-          assumptions: { established: Boolean(opts.established), affinityHit: Boolean(opts.affinityHit) },
-        }),
-      );
+    for (const p of plan.traces) {
+      const t = tracePacket(traced, res, p.dest, p.protocol, {
+        from,
+        ...(sport !== undefined ? { sport } : {}),
+        ...(opts.inInterface ? { inInterface: opts.inInterface } : {}),
+        assumptions: { established: Boolean(opts.established), affinityHit: Boolean(opts.affinityHit) },
+      });
+      const na = plan.nodeAddress;
+      traces.push(na ? { ...t, assumptions: [{ code: 'node-address', address: na.address, from: na.code === 'nodeport-address-assumed' ? 'assumed' : na.from }, ...t.assumptions] } : t);
     }
   } catch (e) {
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') process.stdout.write(renderJson(protocol ? traces[0] : { traces }));
+  // JSON: one object for VIP:PORT/proto (as before); `{traces: […]}` otherwise.
+  const single = target.kind === 'address' && protocol !== undefined && traces.length === 1;
+  if (opts.output === 'json') process.stdout.write(renderJson(single ? traces[0] : { traces }));
   else {
-    const c = chalkInit(colorEnabled(opts));
     const stale = staleRulesNotice(snapshot);
     if (stale) process.stdout.write(`${stale}\n`);
+    process.stdout.write(renderPlanHeader(target, plan.traces, c));
     process.stdout.write(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
   }
   return ExitCode.Ok;

@@ -1,0 +1,90 @@
+/**
+ * The shape of a trace on screen, without words: which outcome comes first, which steps every
+ * outcome shares (printed once), and how a line is folded to fit the terminal width. The words
+ * are in trace.ts.
+ */
+import { splitHostPort } from '../model/addr.js';
+import type { TraceOutcome, TraceStep } from '../trace/types.js';
+
+/** Text output never goes wider than this (the README and issue 16's bar). */
+export const TRACE_WIDTH = 120;
+
+/** Outcomes by share (largest first), then by destination address and port, then verdict. */
+export function compareOutcomes(a: TraceOutcome, b: TraceOutcome): number {
+  // Shares from iptables' 11-digit probabilities differ in the last bits: 1/7 and 1/7 are equal here.
+  if (Math.abs(a.probability - b.probability) > 1e-9) return b.probability - a.probability;
+  const x = splitHostPort(a.destination);
+  const y = splitHostPort(b.destination);
+  if (x && y) {
+    if (x.ip.family !== y.ip.family) return x.ip.family - y.ip.family;
+    if (x.ip.value !== y.ip.value) return x.ip.value < y.ip.value ? -1 : 1;
+    if ((x.port ?? 0) !== (y.port ?? 0)) return (x.port ?? 0) - (y.port ?? 0);
+  } else if (a.destination !== b.destination) return a.destination < b.destination ? -1 : 1;
+  return a.verdict < b.verdict ? -1 : a.verdict > b.verdict ? 1 : 0;
+}
+
+/** Two steps are the same step when every field is (same rule, same action, same share). */
+const stepKey = (s: TraceStep) => JSON.stringify(s);
+
+/**
+ * Where roads agree: the steps every road starts with (`before`) and ends with (`after`). Each
+ * road's own steps are `road.slice(before, road.length - after)`. With one road, nothing is shared.
+ */
+export function sharedSteps(roads: readonly (readonly TraceStep[])[]): { before: number; after: number } {
+  if (roads.length < 2) return { before: 0, after: 0 };
+  const keys = roads.map((r) => r.map(stepKey));
+  const shortest = Math.min(...keys.map((k) => k.length));
+  let before = 0;
+  while (before < shortest && keys.every((k) => k[before] === keys[0][before])) before++;
+  let after = 0;
+  while (after < shortest - before && keys.every((k) => k[k.length - 1 - after] === keys[0][keys[0].length - 1 - after])) after++;
+  return { before, after };
+}
+
+/**
+ * Fold `head` + `sep` + `text` into lines of at most `width` columns: on one line when it fits, else
+ * `head` alone and `text` below it under `indent`, broken at spaces (a word longer than a line is
+ * cut). Inputs are plain text (colour is applied per line by the caller).
+ */
+export function fold(head: string, text: string, indent: string, width = TRACE_WIDTH, sep = '  '): string[] {
+  const one = text ? `${head}${sep}${text}` : head;
+  if (one.length <= width) return [one];
+  // A separator that is a word (`: `) stays at the end of the head when the text moves below.
+  const lead = head + sep.trimEnd();
+  const lines = lead.length <= width ? [lead] : hardWrap(lead, indent, width);
+  if (!text) return lines;
+  return [...lines, ...wrapWords(text, indent, width)];
+}
+
+/**
+ * `text` broken at spaces into lines of at most `width`, each starting with `indent` — the first
+ * with `first` instead when given (a hanging indent under a label).
+ */
+export function wrapWords(text: string, indent: string, width = TRACE_WIDTH, first = indent): string[] {
+  const out: string[] = [];
+  let lead = first;
+  let line = '';
+  const room = () => Math.max(20, width - lead.length);
+  for (const word of text.split(' ')) {
+    for (const piece of chunks(word, Math.max(20, width - indent.length))) {
+      if (line && line.length + 1 + piece.length > room()) {
+        out.push(lead + line.trimEnd());
+        lead = indent;
+        line = piece;
+      } else line = line ? `${line} ${piece}` : piece;
+    }
+  }
+  if (line) out.push(lead + line);
+  return out;
+}
+
+function hardWrap(text: string, indent: string, width: number): string[] {
+  return [text.slice(0, width), ...chunks(text.slice(width), Math.max(20, width - indent.length)).map((c) => indent + c)];
+}
+
+function chunks(word: string, room: number): string[] {
+  if (word.length <= room) return [word];
+  const out: string[] = [];
+  for (let i = 0; i < word.length; i += room) out.push(word.slice(i, i + room));
+  return out;
+}
