@@ -34,7 +34,7 @@ export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all
 }
 
 /** JSON for `kpx services --nodes -o json`: the comparison as is (see the report for the schema). */
-export function nodeComparisonJson(cmp: NodeComparison): unknown {
+export function nodeComparisonJson(cmp: NodeComparison): NodeComparison {
   return cmp;
 }
 
@@ -122,6 +122,6 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
  * `{request, nodes, origin: {node, trace}, paths: [{probability, verdict, destination, nodes,
  * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions, conditions}]}`.
  */
-export function crossTraceJson(t: CrossTrace): unknown {
+export function crossTraceJson(t: CrossTrace): CrossTrace {
   return t;
 }

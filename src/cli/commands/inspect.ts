@@ -5,6 +5,7 @@ import { missingDumps, proxyModes } from '../../kube/modes.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { RESTORE_INPUT } from '../../load/restore-input.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { printable } from '../../source/index.js';
@@ -58,7 +59,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
   const hasErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
   if (opts.output === 'json') {
     process.stdout.write(
-      renderJson({
+      renderJson(versioned('inspect', {
         files: snapshot.files.map((f) => ({
           path: f.path,
           format: f.format,
@@ -68,7 +69,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
           diagnostics: f.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, line: d.line, column: d.column, ...(d.expected ? { expected: d.expected } : {}), ...(d.found ? { found: d.found } : {}) })),
         })),
         snapshot: snapshotSummary(snapshot),
-      }),
+      })),
     );
     return hasErrors ? ExitCode.Findings : ExitCode.Ok;
   }

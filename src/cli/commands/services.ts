@@ -9,11 +9,14 @@ import { renderServiceDetail, renderServicesTable, serviceJson } from '../../ren
 import { problemText } from '../../render/problems.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { outputWidth } from '../output.js';
+import { renderYaml } from '../../render/json.js';
+import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface ServicesOptions extends InputOptions {
-  output: 'text' | 'json';
+  output: 'text' | 'wide' | 'json' | 'yaml';
   service?: string;
   namespace?: string;
   state?: string;
@@ -40,7 +43,7 @@ export function serviceSelector(sel: string): (s: ServicePort) => boolean {
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
   if (opts.nodes) return (await import('./cluster-services.js')).servicesNodesAction(positional, opts);
   if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
-  let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text');
+  let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text' || opts.output === 'wide');
   // Inputs that could not be used are said first; with no ruleset left, "no Services" would be a lie.
   reportInputProblems(snapshot);
   const unknown = cannotTell(snapshot, 'which Services this node implements');
@@ -58,16 +61,17 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.service) services = services.filter(serviceSelector(opts.service));
   const filtered = { ...res, services };
   const c = chalkInit(colorEnabled(opts));
-  if (opts.output === 'json') {
-    // Each Service port is turned into its printed form a slice at a time (see writeJson).
+  if (opts.output === 'json' || opts.output === 'yaml') {
     const withEvidence = Boolean(opts.service);
-    const parts = { services: filtered.services, others: filtered.others, problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })) };
-    writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
+    const parts = { schemaVersion: SCHEMA_VERSION.services, services: filtered.services, others: filtered.others, problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })) };
+    // Each Service port is turned into its printed form a slice at a time (see writeJson).
+    if (opts.output === 'json') writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
+    else process.stdout.write(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence)) }));
   }
   else if (opts.service) {
     if (stale) process.stdout.write(`${stale}\n`);
     if (services.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
     process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
-  } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}`);
+  } else process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}`);
   return ExitCode.Ok;
 }

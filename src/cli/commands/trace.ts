@@ -4,6 +4,7 @@ import { resolveServices } from '../../kube/resolve.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
 import { protocolsFor, tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
@@ -70,7 +71,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') process.stdout.write(renderJson(protocol ? traces[0] : { traces }));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces })));
   else {
     const c = chalkInit(colorEnabled(opts));
     const stale = staleRulesNotice(snapshot);
