@@ -31,7 +31,7 @@ export const DUMP_SCHEMA = document(
   'dump',
   DUMP_VERSION,
   'kpx dump -o json',
-  obj({ file: str, format: str, counts, model: { type: ['object', 'array'] }, diagnostics: arr(obj({ severity: oneOfStr('error', 'warning', 'info'), code: str, message: str, line: int, column: int }, {}, { closed: false })) }),
+  obj({ file: str, format: str, counts, model: { anyOf: [{ type: 'object' }, { type: 'array' }] }, diagnostics: arr(obj({ severity: oneOfStr('error', 'warning', 'info'), code: str, message: str, line: int, column: int }, {}, { closed: false })) }),
 );
 
 const summary = obj({
