@@ -14,6 +14,8 @@ export interface Column {
   readonly shrink?: boolean;
   /** The narrowest a shrinking column gets (default: its header's width, at least 8). */
   readonly min?: number;
+  /** How a cell too long for the column is cut (default: elideMiddle). */
+  readonly elide?: (text: string, max: number) => string;
 }
 
 /** A cell: plain text, or text with a colour applied after layout (colour codes take no room). */
@@ -35,8 +37,8 @@ export function renderColumns(columns: readonly Column[], rows: readonly (readon
     }
   }
   const fitted = fit(columns, widths, opts.width);
-  const out: string[] = [line(columns.map((c) => c.head.toUpperCase()), fitted)];
-  for (const r of rows) out.push(line(r, fitted));
+  const out: string[] = [line(columns.map((c) => c.head.toUpperCase()), fitted, columns)];
+  for (const r of rows) out.push(line(r, fitted, columns));
   return out.join('\n') + '\n';
 }
 
@@ -61,12 +63,12 @@ function fit(columns: readonly Column[], widths: readonly number[], width: numbe
   return w;
 }
 
-function line(cells: readonly (Cell | undefined)[], widths: readonly number[]): string {
+function line(cells: readonly (Cell | undefined)[], widths: readonly number[], columns: readonly Column[]): string {
   let s = '';
   for (let i = 0; i < widths.length; i++) {
     const cell = cells[i] ?? '';
     let text = textOf(cell);
-    if (visibleWidth(text) > widths[i]) text = elideMiddle(stripVTControlCharacters(text), widths[i]);
+    if (visibleWidth(text) > widths[i]) text = (columns[i].elide ?? elideMiddle)(stripVTControlCharacters(text), widths[i]);
     const pad = i === widths.length - 1 ? '' : ' '.repeat(Math.max(0, widths[i] - visibleWidth(text))) + GAP;
     s += (typeof cell === 'string' ? text : cell.paint(text)) + pad;
   }

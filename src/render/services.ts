@@ -40,6 +40,19 @@ export function serviceName(s: ServicePort): string {
   return `${s.namespace}/${s.name}:${s.portName ?? '<unset>'}`;
 }
 
+/**
+ * `ns/name:port` cut to `max`: the namespace and the port name are kept whole while the name keeps
+ * at least a few characters each side of the `…` (they tell ports of one Service apart).
+ */
+export function elideServiceName(text: string, max: number): string {
+  const m = /^([^/]+\/)(.+)(:[^:]+)$/.exec(text);
+  if (m) {
+    const room = max - m[1].length - m[3].length;
+    if (room >= 7) return m[1] + elideMiddle(m[2], room) + m[3];
+  }
+  return elideMiddle(text, max);
+}
+
 /** `3 (1 local)`: how many endpoints, and how many of them are on this node (when the dumps say). */
 export function endpointSummary(s: ServicePort): string {
   const n = s.endpoints.length;
@@ -88,12 +101,12 @@ export function unhealthyFirst(services: readonly ServicePort[]): ServicePort[] 
 
 /** What fits 120 columns: the name, the address, the ports, the endpoints, and whether (and why not) it works. */
 const COLUMNS: readonly Column[] = [
-  { head: 'service', shrink: true, min: 24 },
+  { head: 'service', shrink: true, min: 20, elide: elideServiceName },
   { head: 'cluster-ip', shrink: true, min: 15 },
   { head: 'port(s)' },
   { head: 'endpoints' },
   { head: 'state' },
-  { head: 'reason' },
+  { head: 'reason', shrink: true, min: 12 },
 ];
 
 const WIDE_COLUMNS: readonly Column[] = [

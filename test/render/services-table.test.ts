@@ -1,0 +1,117 @@
+/**
+ * `kpx services` the kubectl way: borderless columns, fitted to the width (120 when piped),
+ * unhealthy first with a REASON, unnamed ports as `<unset>`, `-o wide` with the lists, and the
+ * detail view in 120 columns.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { kpx } from '../helpers/exec.js';
+import { elideMiddle, renderColumns } from '../../src/render/columns.js';
+import { renderServicesTable } from '../../src/render/services.js';
+import { chalkInit } from '../../src/render/colors.js';
+import { loadSnapshot } from '../../src/load/snapshot.js';
+import { resolveServices } from '../../src/kube/resolve.js';
+
+const SAMPLES = fileURLToPath(new URL('../../samples', import.meta.url));
+const NODE = join(SAMPLES, 'iptables-mode-node');
+const IPVS = join(SAMPLES, 'ipvs-mode-node');
+/** Piped output, no COLUMNS: the 120-column default. */
+const piped = (args: string[], columns = '') => kpx(args, undefined, { COLUMNS: columns });
+const lines = (s: string) => s.trimEnd().split('\n');
+const width = (l: string) => [...stripVTControlCharacters(l)].length;
+
+describe('kpx services table', () => {
+  const out = piped(['services', '-i', NODE]);
+  const rows = lines(out.stdout);
+
+  it('is borderless, upper-case headed, one line per Service port, within 120 columns', () => {
+    expect(out.code).toBe(0);
+    expect(rows[0]).toMatch(/^SERVICE +CLUSTER-IP +PORT\(S\) +ENDPOINTS +STATE +REASON$/);
+    expect(out.stdout).not.toMatch(/[│─┌┐└┘├┤┼]/);
+    const json = JSON.parse(piped(['services', '-i', NODE, '-o', 'json']).stdout);
+    // header + one row per Service port + the summary line (the old boxed table took 70 lines for 33).
+    expect(rows).toHaveLength(json.services.length + 2);
+    expect(rows.at(-1)).toBe('33 Service ports (4 no-endpoints, 2 no-local-endpoints, 27 healthy).');
+    for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(120);
+    // Columns line up: each row's STATE starts where the header's does.
+    const at = rows[0].indexOf('STATE');
+    for (const l of rows.slice(1, -1)) expect(l.slice(at), l).toMatch(/^(healthy|no-endpoints|no-local-endpoints|partial|unknown)\b/);
+  });
+
+  it('lists unhealthy Service ports first, each with a reason; healthy ones have none', () => {
+    const at = rows[0].indexOf('STATE');
+    const reasonAt = rows[0].indexOf('REASON');
+    const states = rows.slice(1, -1).map((l) => l.slice(at).split(/ +/)[0]);
+    expect(states.slice(0, 6)).toEqual(['no-endpoints', 'no-endpoints', 'no-endpoints', 'no-endpoints', 'no-local-endpoints', 'no-local-endpoints']);
+    expect(new Set(states.slice(6))).toEqual(new Set(['healthy']));
+    for (const l of rows.slice(1, 7)) expect(l.slice(reasonAt), l).toMatch(/^(no-endpoint-rules|int-policy-local|ext-policy-local)( \+\d+)?$/);
+    for (const l of rows.slice(7, -1)) expect(l.length, l).toBeLessThanOrEqual(reasonAt);
+    expect(out.stdout).toMatch(/^shapes\/internal-…-endpoints:http +10\.111\.50\.149 +80\/TCP +0 +no-local-endpoints +int-policy-local$/m);
+    expect(out.stdout).toMatch(/^shapes\/nodeport-…-endpoints:http +10\.98\.212\.16 +80:31214\/TCP +2 \(0 local\) +no-local-endpoints +ext-policy-local$/m);
+  });
+
+  it('says unnamed ports as kubectl does, and summarises endpoints with how many are local', () => {
+    expect(out.stdout).toMatch(/^shapes\/unnamed-port:<unset> +10\.108\.239\.108 +8080\/TCP +2 \(1 local\) +healthy$/m);
+    expect(out.stdout).toMatch(/^shapes\/sctp-nodeport:<unset> +10\.104\.173\.113 +9999:30483\/SCTP +1 \(1 local\) +healthy$/m);
+    expect(out.stdout).not.toMatch(/\(unnamed\)|\?:0|-:0/);
+    // An IPVS NodePort alone names no Service and no Service port.
+    expect(piped(['services', '-i', IPVS]).stdout).toMatch(/^<unnamed> +<none> +<unknown>:32006\/TCP +0 +no-endpoints +no-real-servers$/m);
+  });
+
+  it('fits a narrower terminal by eliding long names in the middle (namespace and port name kept)', () => {
+    const narrow = lines(piped(['services', '-i', NODE], '100').stdout);
+    for (const l of narrow) expect(width(l), l).toBeLessThanOrEqual(100);
+    const elided = narrow.filter((l) => l.includes('…'));
+    expect(elided.length).toBeGreaterThan(0);
+    const shapes = elided.filter((l) => l.startsWith('shapes/'));
+    expect(shapes.length).toBeGreaterThan(10);
+    for (const l of shapes) expect(l, l).toMatch(/^shapes\/\S+…\S+:(http|https|grpc|<unset>|dns|dns-tcp|syslog|diameter)\s/);
+  });
+
+  it('-o wide adds type, external IPs, policy, mode, identification, the Service chains and every endpoint (local ones starred)', () => {
+    const wide = piped(['services', '-i', NODE, '-o', 'wide']).stdout;
+    expect(lines(wide)[0]).toMatch(/ REASON +TYPE +EXTERNAL-IP +POLICY +MODE +IDENTIFIED-BY +CHAINS +ENDPOINT-LIST$/);
+    expect(wide).toMatch(/^kube-system\/kube-dns:dns .* ClusterIP +<none> +Cluster +iptables +comment +KUBE-SVC-TCOU7JCQXEZGVUNU +10\.244\.0\.2:53,10\.244\.1\.2:53\*$/m);
+    // Nothing is cut in wide output.
+    expect(wide).not.toContain('…');
+  });
+
+  it('--service fits 120 columns, with the reason and the evidence lines cut at the width', () => {
+    for (const sel of ['shapes/loadbalancer-source-ranges:http', 'shapes/external-ips-no-endpoints:http']) {
+      const r = piped(['services', '-i', NODE, '--service', sel]);
+      expect(r.code).toBe(0);
+      for (const l of lines(r.stdout)) expect(width(l), l).toBeLessThanOrEqual(120);
+    }
+    const d = piped(['services', '-i', NODE, '--service', 'shapes/external-ips-no-endpoints:http']).stdout;
+    expect(lines(d)[0]).toMatch(/^shapes\/external-ips-no-endpoints:http {2}80\/TCP {2}no-endpoints \(no-endpoint-rules \+1\)/);
+    // A problem sentence is wrapped, not cut: its last words are there.
+    expect(d.replace(/\n +/g, ' ')).toContain('listed as externalIPs');
+  });
+});
+
+describe('the table renderer', () => {
+  it('elides in the middle', () => {
+    expect(elideMiddle('kube-system/very-long-service-name:metrics', 20)).toBe('kube-syst…me:metrics');
+    expect(elideMiddle('short', 20)).toBe('short');
+    expect(elideMiddle('abcdef', 5)).toBe('ab…ef');
+  });
+
+  it('colour takes no room: a coloured table is the plain one, painted', async () => {
+    const res = await resolveServices(await loadSnapshot([NODE]));
+    const plain = renderServicesTable(res, chalkInit(false), { width: 120 });
+    const coloured = renderServicesTable(res, chalkInit(true), { width: 120 });
+    expect(coloured).not.toBe(plain);
+    expect(stripVTControlCharacters(coloured)).toBe(plain);
+  });
+
+  it('shrinks only the columns marked to, and never below their minimum', () => {
+    const t = renderColumns(
+      [{ head: 'name', shrink: true, min: 10 }, { head: 'fixed' }],
+      [['a-very-long-name-indeed-yes', 'keep-this-whole']],
+      { width: 20 },
+    );
+    expect(t).toBe('NAME        FIXED\na-ve…d-yes  keep-this-whole\n');
+  });
+});
