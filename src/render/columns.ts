@@ -95,3 +95,10 @@ export function elideMiddle(text: string, max: number): string {
   const head = Math.floor(keep / 2);
   return text.slice(0, head) + '…' + text.slice(text.length - (keep - head));
 }
+
+/** `text` in at most `max` characters, its start replaced by `…`: for paths, whose end (the file name) says the most. */
+export function elideStart(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 1) return '…'.slice(0, max);
+  return '…' + text.slice(text.length - (max - 1));
+}

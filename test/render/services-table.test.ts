@@ -115,3 +115,27 @@ describe('the table renderer', () => {
     expect(t).toBe('NAME        FIXED\na-ve…d-yes  keep-this-whole\n');
   });
 });
+
+describe('kpx inspect', () => {
+  it('keeps the end of a long path (the file name), in kubectl-style columns within the width', async () => {
+    const { mkdtempSync, mkdirSync, copyFileSync, readdirSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const tmp = mkdtempSync(join(tmpdir(), 'kpx-inspect-'));
+    try {
+      const deep = join(tmp, 'a-very-long-directory-name-for-a-bundle', 'node-worker-17.example.internal');
+      mkdirSync(deep, { recursive: true });
+      for (const f of readdirSync(NODE)) copyFileSync(join(NODE, f), join(deep, f));
+      const r = piped(['inspect', deep]);
+      expect(r.code).toBe(0);
+      const rows = lines(r.stdout);
+      expect(rows[0]).toMatch(/^FILE +FORMAT +CONTENTS +ERRORS +WARNINGS$/);
+      expect(r.stdout).not.toMatch(/[│─]/);
+      for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(120);
+      // Every file's name is there whole, after an elided start.
+      for (const f of readdirSync(NODE).filter((x) => x.endsWith('.txt'))) expect(r.stdout, f).toMatch(new RegExp(`^…\\S*/${f.replace('.', '\\.')} +\\S`, 'm'));
+      expect(r.stdout).toMatch(/iptables-save\.txt +iptables-save +3 tables, 144 chains, 379 rules +0 +0$/m);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
