@@ -8,7 +8,8 @@ import type { Colors } from './colors.js';
 import { problemText } from './problems.js';
 
 export function serviceLabel(s: ServicePort): string {
-  if (s.namespace === null || s.name === null) return `(unnamed) ${formatHostPort(s.clusterIP ?? '?', s.port)}`;
+  // Unnamed: the resolver's id (`VIP:port/proto`, `*:NODEPORT/proto`, `KUBE-SVC-…/proto`).
+  if (s.namespace === null || s.name === null) return s.id;
   return `${s.namespace}/${s.name}${s.portName ? ':' + s.portName : ''}`;
 }
 

@@ -139,3 +139,33 @@ describe('kpx inspect', () => {
     }
   });
 });
+
+describe('kpx services --nodes', () => {
+  it('compares nodes in kubectl-style columns, differing Service ports first, each difference in words below, within 120 columns', async () => {
+    const { mkdtempSync, readFileSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { generateCluster } = await import('../../src/generate/index.js');
+    const { writeClusterBundle } = await import('../../src/generate/cluster-bundle.js');
+    const tmp = mkdtempSync(join(tmpdir(), 'kpx-nodes-'));
+    try {
+      const dir = join(tmp, 'cluster');
+      const nodes = writeClusterBundle(generateCluster({ seed: 3, services: 10, nodes: 3 }), 'iptables', dir);
+      // One node lost kube-dns:metrics' rules.
+      const save = join(dir, nodes[2], 'iptables-save.txt');
+      writeFileSync(save, readFileSync(save, 'utf8').split('\n').filter((l) => !l.includes('kube-dns:metrics')).join('\n'));
+      const r = piped(['services', '--nodes', '-i', dir, '--all']);
+      expect(r.code).toBe(0);
+      const rows = lines(r.stdout);
+      expect(r.stdout).not.toMatch(/[│─┌┐└┘├┤┼]/);
+      for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(120);
+      expect(rows[1]).toMatch(/^SERVICE +CLUSTER-IP +PORT\(S\) +AGREE +DIFFERENCES$/);
+      // The differing port comes first, though it sorts after the kubernetes Service by name.
+      expect(rows.find((l) => l.startsWith('kube-system/kube-dns:metrics '))).toMatch(/^kube-system\/kube-dns:metrics +10\.96\.0\.10 +9153\/TCP +2\/3 +missing-service$/);
+      expect(rows.findIndex((l) => l.startsWith('kube-system/kube-dns:metrics'))).toBeLessThan(rows.findIndex((l) => l.startsWith('default/kubernetes:https')));
+      const below = r.stdout.slice(r.stdout.indexOf('\nDIFFERENCES\n'));
+      expect(below).toContain(`\n  kube-system/kube-dns:metrics\n    - not on ${nodes[2]} (present on 2 of 3 nodes)\n`);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
