@@ -1,5 +1,5 @@
 /** Pure renderers for `kpx services`: a table, one Service in detail, and the JSON schema. */
-import { elideMiddle, renderColumns, type Cell, type Column } from './columns.js';
+import { elideMiddle, elideStart, renderColumns, type Cell, type Column } from './columns.js';
 import type { Resolution, ServicePort, ServiceState } from '../kube/types.js';
 import { stateReason } from '../kube/state-reason.js';
 import { formatHostPort } from '../model/addr.js';
@@ -214,11 +214,10 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
     const key = `${e.file}:${e.line}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    // The file's end (its name) and the line number say where; the rule text is cut at the width.
-    const at = `${elideMiddle(printable(e.file, 4096), 50)}:${e.line}`;
-    const room = DETAIL_WIDTH - 4 - at.length - 2;
-    const text = printable(e.text, 4096);
-    lines.push(`    ${c.dim(at)}  ${text.length > room ? `${text.slice(0, room - 1)}…` : text}`);
+    // The file's end (its name) and the line number say where; the rule is wrapped, not cut (its target is at the end).
+    const at = `${elideStart(printable(e.file, 4096), 50)}:${e.line}`;
+    const [first, ...rest] = wrap(printable(e.text, 4096), '        ', `    ${at}  `);
+    lines.push(`    ${c.dim(at)}${first.slice(4 + at.length)}`, ...rest);
   }
   return lines.join('\n') + '\n';
 }

@@ -78,7 +78,7 @@ describe('kpx services table', () => {
     expect(wide).not.toContain('…');
   });
 
-  it('--service fits 120 columns, with the reason and the evidence lines cut at the width', () => {
+  it('--service fits 120 columns, with the reason; long rules and sentences are wrapped, not cut', () => {
     for (const sel of ['shapes/loadbalancer-source-ranges:http', 'shapes/external-ips-no-endpoints:http']) {
       const r = piped(['services', '-i', NODE, '--service', sel]);
       expect(r.code).toBe(0);
@@ -86,6 +86,9 @@ describe('kpx services table', () => {
     }
     const d = piped(['services', '-i', NODE, '--service', 'shapes/external-ips-no-endpoints:http']).stdout;
     expect(lines(d)[0]).toMatch(/^shapes\/external-ips-no-endpoints:http {2}80\/TCP {2}no-endpoints \(no-endpoint-rules \+1\)/);
+    // A rule's target is at its end: still there, on a continuation line.
+    const lb = piped(['services', '-i', NODE, '--service', 'shapes/loadbalancer-source-ranges:http']).stdout;
+    expect(lb).toMatch(/iptables-save\.txt:52 {2}-A KUBE-PROXY-FIREWALL -d 172\.18\.200\.3\/32 .*\n {8}.*\n {8}--dport 80 -j DROP\n/);
     // A problem sentence is wrapped, not cut: its last words are there.
     expect(d.replace(/\n +/g, ' ')).toContain('listed as externalIPs');
   });
