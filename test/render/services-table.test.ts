@@ -128,15 +128,19 @@ describe('kpx inspect', () => {
       const deep = join(tmp, 'a-very-long-directory-name-for-a-bundle', 'node-worker-17.example.internal');
       mkdirSync(deep, { recursive: true });
       for (const f of readdirSync(NODE)) copyFileSync(join(NODE, f), join(deep, f));
-      const r = piped(['inspect', deep]);
+      // A bundle: its directory once (its start elided to fit), then each file by its whole name.
+      const r = piped(['inspect', deep], '60');
       expect(r.code).toBe(0);
       const rows = lines(r.stdout);
-      expect(rows[0]).toMatch(/^FILE +FORMAT +CONTENTS +ERRORS +WARNINGS$/);
+      expect(rows[0]).toMatch(/^…\S*\/node-worker-17\.example\.internal\/$/);
+      expect(rows[1]).toMatch(/^FILE +FORMAT +CONTENTS +ERRORS +WARNINGS$/);
       expect(r.stdout).not.toMatch(/[│─]/);
-      for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(120);
-      // Every file's name is there whole, after an elided start.
-      for (const f of readdirSync(NODE).filter((x) => x.endsWith('.txt'))) expect(r.stdout, f).toMatch(new RegExp(`^…\\S*/${f.replace('.', '\\.')} +\\S`, 'm'));
-      expect(r.stdout).toMatch(/iptables-save\.txt +iptables-save +3 tables, 144 chains, 379 rules +0 +0$/m);
+      for (const f of readdirSync(NODE).filter((x) => x.endsWith('.txt'))) expect(r.stdout, f).toMatch(new RegExp(`^${f.replace('.', '\\.')} +\\S`, 'm'));
+      expect(r.stdout).toMatch(/^iptables-save\.txt +iptables-save +3 tables, 144 chains, 379 rules +0 +0$/m);
+      // One file with a long path: the start goes, the file name stays.
+      const one = lines(piped(['inspect', join(deep, 'iptables-save.txt')], '80').stdout);
+      expect(one[1]).toMatch(/^…\S*\/iptables-save\.txt +iptables-save +3 tables/);
+      for (const l of one) expect(width(l), l).toBeLessThanOrEqual(120);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

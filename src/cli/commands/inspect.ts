@@ -63,6 +63,14 @@ const FILE_COLUMNS: readonly Column[] = [
   { head: 'warnings' },
 ];
 
+/** `a/b/` when every path is under a/b (and more than a file name would be left), else ''. */
+function commonDirectory(paths: readonly string[]): string {
+  if (paths.length < 2) return '';
+  let dir = paths[0].slice(0, paths[0].lastIndexOf('/') + 1);
+  for (const p of paths) while (dir && !p.startsWith(dir)) dir = dir.slice(0, dir.slice(0, -1).lastIndexOf('/') + 1);
+  return dir;
+}
+
 export async function inspectAction(positional: string[], opts: InspectOptions): Promise<number> {
   const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
   const hasErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
@@ -84,6 +92,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
   }
   const c = chalkInit(colorEnabled(opts));
   // kubectl-style columns; a long path loses its start, never its file name.
+  const dir = commonDirectory(snapshot.files.map((f) => f.path));
   const rows: Cell[][] = snapshot.files.map((f) => {
     const counts = Object.entries(f.counts)
       .map(([k, v]) => `${v} ${k}`)
@@ -91,9 +100,10 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
     const errors = f.diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = f.diagnostics.filter((d) => d.severity === 'warning').length;
     const format = f.format === 'unknown' ? { text: 'unknown', paint: c.red } : f.variant ? `${f.format} (${f.variant})` : f.format;
-    return [printable(f.path, 4096), format, counts || '-', errors ? { text: String(errors), paint: c.red } : '0', String(warnings)];
+    return [printable(f.path.slice(dir.length), 4096), format, counts || '-', errors ? { text: String(errors), paint: c.red } : '0', String(warnings)];
   });
-  const table = renderColumns(FILE_COLUMNS, rows, { width: outputWidth() });
+  // Files of one bundle are named once by their directory, then by their own names.
+  const table = (dir ? `${elideStart(printable(dir, 4096), outputWidth())}\n` : '') + renderColumns(FILE_COLUMNS, rows, { width: outputWidth() });
   const summary = snapshotSummary(snapshot);
   const lines = [table];
   lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
