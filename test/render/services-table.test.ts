@@ -176,3 +176,14 @@ describe('kpx services --nodes', () => {
     }
   }, 120_000);
 });
+
+describe('-o yaml', () => {
+  it('is the JSON document, with no raw control character even where YAML would leave one', async () => {
+    const { renderYaml, renderJson } = await import('../../src/render/json.js');
+    const { parse } = await import('yaml');
+    const value = { schemaVersion: 1, name: 'evil\u0085\u009b[2J\u001b[31m\u2028x', 'key\u0090': [1, 'plain'], nested: { ok: 'fine: yes #no' } };
+    const y = renderYaml(value);
+    expect(y).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(parse(y)).toEqual(JSON.parse(renderJson(value)));
+  });
+});
