@@ -27,6 +27,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
   services: [
     'kpx services -i samples/iptables-mode-node',
     'kpx services -i bundle/ --namespace kube-system --state partial',
+    'kpx services -i bundle/ -o wide           # endpoint list, chains, policy, how each was identified',
     'kpx services -i bundle/ --service kube-system/kube-dns:dns',
     'kpx services -i cluster/ --nodes',
     'kpx services            # collect from this node (as root)',
@@ -72,6 +73,10 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'sudo kpx collect -o bundle/',
     'sudo ip netns exec NS kpx collect -o ns-bundle/',
     'sudo kpx collect -o bundle/ --force   # into a non-empty directory',
+  ],
+  schema: [
+    'kpx schema                 # the documents and the commands that print them',
+    'kpx schema services > services.schema.json',
   ],
   kpx: [
     'kpx services -i samples/iptables-mode-node',
@@ -143,7 +148,7 @@ inputOptions(
     .option('--state <state>', 'only Services in this state (healthy, no-endpoints, no-local-endpoints, partial)')
     .option('--nodes', 'compare the nodes of a cluster bundle (-i DIR, or several -i NODE_DIR): where they disagree per Service')
     .option('--all', 'with --nodes: list the Service ports every node agrees on too')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text')),
+    .addOption(new Option('-o, --output <format>', 'text (fitted to the terminal, else 120 columns; COLUMNS overrides), wide (more columns, nothing cut), json or yaml').choices(['text', 'wide', 'json', 'yaml']).default('text')),
 ).addHelpText('after', examples('services'))
   .action((inputs, opts) => run(async () => (await import('./commands/services.js')).servicesAction(inputs, opts)));
 
@@ -236,6 +241,13 @@ program
   .option('--force', 'write into a non-empty output directory')
   .addHelpText('after', examples('redact'))
   .action((inputs, opts) => run(async () => (await import('./commands/redact.js')).redactAction(inputs, opts)));
+
+program
+  .command('schema')
+  .description('print the JSON Schema of a JSON output (every one carries a schemaVersion); without a name, list them')
+  .argument('[name]', 'the output: services, trace, lint, inspect, diff, reverse, dump, …')
+  .addHelpText('after', examples('schema'))
+  .action((name) => run(async () => (await import('./commands/schema.js')).schemaAction(name)));
 
 program
   .command('collect')

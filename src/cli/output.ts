@@ -64,3 +64,14 @@ export function guardStdStreams(): void {
   });
   process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? (process.exitCode ?? 0) : 2));
 }
+
+/**
+ * The width tables are fitted to: `COLUMNS` when set (a script's choice), else the terminal's
+ * width on a TTY, else 120 (piped output, CI logs, issue comments).
+ */
+export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number {
+  const env = Number(process.env.COLUMNS);
+  if (Number.isInteger(env) && env > 0) return env;
+  if (stream.isTTY && stream.columns > 0) return stream.columns;
+  return 120;
+}

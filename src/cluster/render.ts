@@ -1,41 +1,88 @@
 /** Renderers for cluster bundles: the node comparison table and the cross-node trace. Pure. */
-import Table from 'cli-table3';
 import { printable } from '../source/index.js';
 import type { Colors } from '../render/colors.js';
 import { chalkInit } from '../render/colors.js';
 import { assumptionText, conditionText, fateText, formatPct, shownSteps, stepLines } from '../render/trace.js';
 import { compareOutcomes, sharedSteps, TRACE_WIDTH, wrapWords } from '../render/trace-layout.js';
-import type { NodeComparison } from './compare.js';
+import type { NodeComparison, NodeDifference } from './compare.js';
+import { renderColumns, type Cell, type Column } from '../render/columns.js';
+import { elideServiceName } from '../render/services.js';
 import type { CrossHop, CrossPath, CrossTrace } from './trace.js';
 import type { ClusterSnapshot } from './types.js';
 
-/** `kpx services --nodes` text: one row per Service port, with where the nodes disagree. */
-export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all?: boolean } = {}): string {
+const COMPARISON_COLUMNS: readonly Column[] = [
+  { head: 'service', shrink: true, min: 20, elide: elideServiceName },
+  { head: 'cluster-ip', shrink: true, min: 15 },
+  { head: 'port(s)' },
+  { head: 'agree' },
+  { head: 'differences', shrink: true, min: 12 },
+];
+
+/** `endpoints ×2, state`: the kinds of difference, in order of first appearance. */
+function differenceKinds(diffs: readonly NodeDifference[]): string {
+  const counts = new Map<string, number>();
+  for (const d of diffs) counts.set(d.kind, (counts.get(d.kind) ?? 0) + 1);
+  return [...counts].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ');
+}
+
+/** `text` wrapped at spaces to `width`, each line after the first indented by `indent`. */
+function wrapAt(text: string, width: number, first: string, indent: string): string[] {
   const out: string[] = [];
-  out.push(`${cmp.nodes.length} nodes: ${cmp.nodes.map((n) => `${n} (${cmp.modes[n]?.join('+') || 'no kube-proxy rules'})`).join(', ')}`);
-  for (const d of cmp.differences) out.push(c.yellow(`  ${printable(d.message, 200)}`));
-  const rows = opts.all ? cmp.services : cmp.services.filter((s) => s.differences.length > 0);
+  let cur = first;
+  for (const word of text.split(' ')) {
+    if (cur.trim().length > 0 && cur !== first && cur.length + 1 + word.length > width) {
+      out.push(cur);
+      cur = indent + word;
+    } else cur += (cur === first || cur === indent ? '' : ' ') + word;
+  }
+  out.push(cur);
+  return out;
+}
+
+/**
+ * `kpx services --nodes` text, kubectl-style: one row per Service port (differing ones first)
+ * with the kinds of difference, then each difference in words, wrapped to the width.
+ */
+export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all?: boolean; width?: number } = {}): string {
+  const width = opts.width ?? 120;
+  const out: string[] = [];
+  out.push(...wrapAt(`${cmp.nodes.length} nodes: ${cmp.nodes.map((n) => `${printable(n, 253)} (${cmp.modes[n]?.join('+') || 'no kube-proxy rules'})`).join(', ')}`, width, '', '  '));
+  for (const d of cmp.differences) out.push(...wrapAt(printable(d.message, 4096), width, '  ', '    ').map((l) => c.yellow(l)));
   if (cmp.services.length === 0) {
     out.push('No Kubernetes Services found on any node.');
     return out.join('\n') + '\n';
   }
+  const shown = opts.all ? cmp.services : cmp.services.filter((s) => s.differences.length > 0);
+  const rows = [...shown.filter((s) => s.differences.length > 0), ...shown.filter((s) => s.differences.length === 0)];
   if (rows.length > 0) {
-    const table = new Table({ head: ['Service', 'VIP:port/proto', 'nodes agreeing', 'differences'], style: { head: [], border: [] }, wordWrap: true });
-    for (const s of rows) {
-      const vip = s.clusterIP ? (s.clusterIP.includes(':') ? `[${s.clusterIP}]:${s.port}` : `${s.clusterIP}:${s.port}`) : `-:${s.port}`;
+    const cells: Cell[][] = rows.map((s) => {
       const agree = `${s.agreeing.length}/${cmp.nodes.length}`;
-      const diffs = s.differences.length ? s.differences.map((d) => printable(d.message, 160)).join('\n') : c.green('none');
-      table.push([printable(s.label, 60), `${vip}/${s.protocol}`, s.differences.length ? c.yellow(agree) : c.green(agree), diffs]);
+      const port = `${s.port === 0 && s.clusterIP === null ? '<unknown>' : s.port}/${s.protocol && s.protocol !== '?' ? s.protocol.toUpperCase() : '<unknown>'}`;
+      return [
+        printable(s.label, 253),
+        s.clusterIP ?? '<none>',
+        port,
+        { text: agree, paint: s.differences.length ? c.yellow : c.green },
+        s.differences.length ? differenceKinds(s.differences) : '',
+      ];
+    });
+    out.push(renderColumns(COMPARISON_COLUMNS, cells, { width }).trimEnd());
+    const differing = rows.filter((s) => s.differences.length > 0);
+    if (differing.length) {
+      out.push('', c.bold('DIFFERENCES'));
+      for (const s of differing) {
+        out.push(`  ${printable(s.label, 253)}`);
+        for (const d of s.differences) out.push(...wrapAt(printable(d.message, 4096), width, '    - ', '      '));
+      }
     }
-    out.push(table.toString());
   }
   const { servicePorts, agreeing, differing } = cmp.summary;
-  out.push(`${servicePorts} Service ports: ${agreeing} agree on every node${differing ? `, ${differing} differ` : ''}.${!opts.all && agreeing > 0 ? ' (agreeing ones not shown)' : ''}`);
+  out.push(`${servicePorts} Service ports: ${agreeing} agree on every node${differing ? `, ${differing} differ` : ''}.${!opts.all && agreeing > 0 ? ' (agreeing ones not shown: --all)' : ''}`);
   return out.join('\n') + '\n';
 }
 
 /** JSON for `kpx services --nodes -o json`: the comparison as is (see the report for the schema). */
-export function nodeComparisonJson(cmp: NodeComparison): unknown {
+export function nodeComparisonJson(cmp: NodeComparison): NodeComparison {
   return cmp;
 }
 
@@ -154,6 +201,6 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
  * `{request, nodes, origin: {node, trace}, paths: [{probability, verdict, destination, nodes,
  * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions, conditions}]}`.
  */
-export function crossTraceJson(t: CrossTrace): unknown {
+export function crossTraceJson(t: CrossTrace): CrossTrace {
   return t;
 }

@@ -1,3 +1,4 @@
+import { Document, Scalar, visit } from 'yaml';
 /**
  * Stable JSON: two-space indent, and no raw control characters even outside C0. Models with Maps or
  * bigints (`kpx dump -o json`) need the replacer; plain results (`trace`) skip its per-value call,
@@ -14,4 +15,28 @@ export function renderJson(value: unknown, opts: { plain?: boolean } = {}): stri
  */
 export function escapeJsonText(json: string): string {
   return json.replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Characters JSON.stringify and YAML leave raw that a terminal or a JavaScript consumer can trip on. */
+const UNSAFE = /[\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * The same document as YAML (`-o yaml`): what renderJson prints, through the `yaml` package, so
+ * both formats hold the same keys and values. YAML escapes C0 controls itself; a string holding a
+ * character it leaves raw (DEL, C1, line/paragraph separators) is double-quoted and the character
+ * written as a `\uXXXX` escape, which YAML's double-quoted style reads back as the character.
+ */
+export function renderYaml(value: unknown): string {
+  const doc = new Document(JSON.parse(renderJson(value)), { aliasDuplicateObjects: false });
+  let unsafe = false;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && UNSAFE.test(node.value)) {
+        node.type = Scalar.QUOTE_DOUBLE;
+        unsafe = true;
+      }
+    },
+  });
+  const text = doc.toString({ lineWidth: 0 });
+  return unsafe ? text.replace(new RegExp(UNSAFE.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }

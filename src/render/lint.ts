@@ -5,6 +5,7 @@
  */
 import type { Colors } from './colors.js';
 import { renderJson } from './json.js';
+import { SCHEMA_VERSION } from './schemas/index.js';
 import type { Finding, LintRule, Severity } from '../lint/rule.js';
 import { fixOf, REQUIRED_INPUT_LABEL, SEVERITIES } from '../lint/rule.js';
 import type { LintSummary, SkippedRule } from '../lint/run.js';
@@ -25,8 +26,9 @@ const skippedText = (s: readonly SkippedRule[]) => s.map((x) => `${x.ruleId} (ne
 const NODE_WIDE = '(not tied to one Service)';
 
 /** The JSON form (`kpx lint -o json`): stable key order, findings sorted by file, line, column, rule. */
-export function lintJson(r: LintReport): { findings: Finding[]; summary: LintSummary; skipped: SkippedRule[] } {
+export function lintJson(r: LintReport): { schemaVersion: number; findings: Finding[]; summary: LintSummary; skipped: SkippedRule[] } {
   return {
+    schemaVersion: SCHEMA_VERSION.lint,
     findings: r.findings.map((f) => ({
       ruleId: f.ruleId,
       severity: f.severity,

@@ -1,13 +1,15 @@
 /** Pure renderers for `kpx services`: a table, one Service in detail, and the JSON schema. */
-import { renderTable } from './table.js';
-import type { Resolution, ServicePort } from '../kube/types.js';
+import { elideMiddle, elideStart, renderColumns, type Cell, type Column } from './columns.js';
+import type { Resolution, ServicePort, ServiceState } from '../kube/types.js';
+import { stateReason } from '../kube/state-reason.js';
 import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import type { Colors } from './colors.js';
 import { problemText } from './problems.js';
 
 export function serviceLabel(s: ServicePort): string {
-  if (s.namespace === null || s.name === null) return `(unnamed) ${formatHostPort(s.clusterIP ?? '?', s.port)}`;
+  // Unnamed: the resolver's id (`VIP:port/proto`, `*:NODEPORT/proto`, `KUBE-SVC-…/proto`).
+  if (s.namespace === null || s.name === null) return s.id;
   return `${s.namespace}/${s.name}${s.portName ? ':' + s.portName : ''}`;
 }
 
@@ -27,44 +29,136 @@ export function policySummary(s: ServicePort): string {
   return parts.join(', ') || 'Cluster';
 }
 
-function endpointList(s: ServicePort, max = 3): string {
-  if (s.endpoints.length === 0) return '0';
-  const shown = s.endpoints.slice(0, max).map((e) => formatHostPort(e.ip, e.port ?? undefined) + (e.local ? '*' : ''));
-  return `${s.endpoints.length}: ${shown.join(' ')}${s.endpoints.length > max ? ' …' : ''}`;
+/** kubectl's PORT(S): `port[:nodePort]/PROTO`; an IPVS NodePort alone does not say its Service port. */
+export function portsText(s: ServicePort): string {
+  const port = s.port === 0 && s.clusterIP === null ? '<unknown>' : String(s.port);
+  return `${port}${s.nodePort === null ? '' : `:${s.nodePort}`}/${s.protocol === null ? '<unknown>' : s.protocol.toUpperCase()}`;
 }
 
-function stateText(s: ServicePort, c: Colors): string {
-  switch (s.state) {
-    case 'healthy':
-      return c.green('healthy');
-    case 'partial':
-      return c.yellow('partial');
-    case 'unknown':
-      return c.yellow('unknown');
-    default:
-      return c.red(s.state);
+/** `ns/name:port`, `ns/name:<unset>` for an unnamed port (as kubectl says it), `<unnamed>` when no dump names the Service. */
+export function serviceName(s: ServicePort): string {
+  if (s.namespace === null || s.name === null) return '<unnamed>';
+  return `${s.namespace}/${s.name}:${s.portName ?? '<unset>'}`;
+}
+
+/**
+ * `ns/name:port` cut to `max`: the namespace and the port name are kept whole while the name keeps
+ * at least a few characters each side of the `…` (they tell ports of one Service apart).
+ */
+export function elideServiceName(text: string, max: number): string {
+  const m = /^([^/]+\/)(.+)(:[^:]+)$/.exec(text);
+  if (m) {
+    const room = max - m[1].length - m[3].length;
+    if (room >= 7) return m[1] + elideMiddle(m[2], room) + m[3];
   }
+  return elideMiddle(text, max);
 }
 
-export function renderServicesTable(res: Resolution, c: Colors): string {
+/** `3 (1 local)`: how many endpoints, and how many of them are on this node (when the dumps say). */
+export function endpointSummary(s: ServicePort): string {
+  const n = s.endpoints.length;
+  if (n === 0) return '0';
+  let local = 0;
+  let unknown = 0;
+  for (const e of s.endpoints) {
+    if (e.local === true) local++;
+    else if (e.local === null) unknown++;
+  }
+  if (unknown === n) return String(n);
+  return `${n} (${local} local${unknown ? `, ${unknown} unknown` : ''})`;
+}
+
+/** Every endpoint, `*` marking the local ones (the `-o wide` ENDPOINT-LIST). */
+function endpointList(s: ServicePort): string {
+  if (s.endpoints.length === 0) return '<none>';
+  return s.endpoints.map((e) => formatHostPort(e.ip, e.port ?? undefined) + (e.local ? '*' : '')).join(',');
+}
+
+/** The Service port's own chains (sets, virtual servers), not its endpoints' (ENDPOINT-LIST has those). */
+function serviceChains(s: ServicePort): string {
+  const own = s.owned.filter((o) => o.role !== 'endpoint').map((o) => o.name);
+  return own.length ? printable([...new Set(own)].join(','), 4096) : '<none>';
+}
+
+export function reasonText(s: ServicePort): string {
+  const r = stateReason(s);
+  return r === null ? '' : `${r.code}${r.more ? ` +${r.more}` : ''}`;
+}
+
+function stateCell(s: ServicePort, c: Colors): Cell {
+  const paint = s.state === 'healthy' ? c.green : s.state === 'partial' || s.state === 'unknown' ? c.yellow : c.red;
+  return { text: s.state, paint };
+}
+
+/** Unhealthy first: what stops traffic, then what may, then what kpx cannot tell, then healthy. */
+const STATE_ORDER: readonly ServiceState[] = ['no-endpoints', 'no-local-endpoints', 'partial', 'unknown', 'healthy'];
+
+/** The Service ports grouped by state in STATE_ORDER, each group in the resolver's order (linear, stable). */
+export function unhealthyFirst(services: readonly ServicePort[]): ServicePort[] {
+  const groups = new Map<ServiceState, ServicePort[]>(STATE_ORDER.map((st) => [st, []]));
+  for (const s of services) groups.get(s.state)!.push(s);
+  return STATE_ORDER.flatMap((st) => groups.get(st)!);
+}
+
+/** What fits 120 columns: the name, the address, the ports, the endpoints, and whether (and why not) it works. */
+const COLUMNS: readonly Column[] = [
+  { head: 'service', shrink: true, min: 20, elide: elideServiceName },
+  { head: 'cluster-ip', shrink: true, min: 15 },
+  { head: 'port(s)' },
+  { head: 'endpoints' },
+  { head: 'state' },
+  { head: 'reason', shrink: true, min: 12 },
+];
+
+const WIDE_COLUMNS: readonly Column[] = [
+  ...COLUMNS,
+  { head: 'type' },
+  { head: 'external-ip' },
+  { head: 'policy' },
+  { head: 'mode' },
+  { head: 'identified-by' },
+  { head: 'chains' },
+  { head: 'endpoint-list' },
+];
+
+export interface TableOptions {
+  /** The terminal's width (or 120); ignored with `wide`, which prints every cell whole. */
+  readonly width: number;
+  readonly wide?: boolean;
+}
+
+/** `kpx services`: one row per Service port, kubectl-style, unhealthy first. */
+export function renderServicesTable(res: Resolution, c: Colors, opts: TableOptions): string {
   if (res.services.length === 0) return 'No Kubernetes Services found in these dumps.\n';
-  const rows: string[][] = [];
-  for (const s of res.services) {
-    rows.push([
-      printable(serviceLabel(s), 60),
-      serviceType(s),
-      `${formatHostPort(s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0] ?? '-', s.port)}/${s.protocol}`,
-      s.nodePort === null ? '' : String(s.nodePort),
-      policySummary(s),
-      endpointList(s),
-      stateText(s, c),
-    ]);
+  const rows: Cell[][] = [];
+  for (const s of unhealthyFirst(res.services)) {
+    const row: Cell[] = [
+      printable(serviceName(s), 253),
+      s.clusterIP ?? '<none>',
+      portsText(s),
+      endpointSummary(s),
+      stateCell(s, c),
+      reasonText(s),
+    ];
+    if (opts.wide) {
+      const external = [...s.externalIPs, ...s.loadBalancerIPs];
+      row.push(
+        serviceType(s),
+        external.length ? external.join(',') : '<none>',
+        policySummary(s).replace(/, /g, ','),
+        s.mode,
+        `${s.identifiedBy}${s.hashVerified === false ? ' (hash mismatch)' : ''}`,
+        serviceChains(s),
+        endpointList(s),
+      );
+    }
+    rows.push(row);
   }
   const counts = new Map<string, number>();
   for (const s of res.services) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
-  const summary = [...counts.entries()].map(([k, v]) => `${v} ${k}`).join(', ');
-  const table = renderTable({ head: ['Service', 'type', 'VIP:port/proto', 'node port', 'policy', 'endpoints (* local)', 'state'] }, rows);
-  return `${table}\n${res.services.length} Service ports (${summary}).\n`;
+  const summary = STATE_ORDER.filter((st) => counts.has(st)).map((st) => `${counts.get(st)} ${st}`).join(', ');
+  const table = renderColumns(opts.wide ? WIDE_COLUMNS : COLUMNS, rows, { width: opts.wide ? Infinity : opts.width });
+  return `${table}${res.services.length} Service ports (${summary}).\n`;
 }
 
 /** Conntrack entries of a Service port (kube/conntrack.ts connectionsOf), when a conntrack dump was given. */
@@ -74,25 +168,53 @@ export interface ServiceConnections {
   readonly total: number;
 }
 
+function stateText(s: ServicePort, c: Colors): string {
+  const cell = stateCell(s, c);
+  return typeof cell === 'string' ? cell : cell.paint(cell.text);
+}
+
+/** Detail lines are at most this wide: long dump lines are cut, sentences wrapped. */
+const DETAIL_WIDTH = 120;
+
+/** `text` wrapped at spaces into lines of at most `width - indent.length`, each starting with `indent`. */
+function wrap(text: string, indent: string, first = indent): string[] {
+  const out: string[] = [];
+  let cur = first;
+  for (const word of text.split(' ')) {
+    const lead = cur === first && out.length === 0 ? first : indent;
+    if (cur.length > lead.length && cur.length + 1 + word.length > DETAIL_WIDTH) {
+      out.push(cur);
+      cur = indent + word;
+    } else cur += (cur.length > lead.length ? ' ' : '') + word;
+  }
+  out.push(cur);
+  return out.map((l) => (l.length > DETAIL_WIDTH ? elideMiddle(l, DETAIL_WIDTH) : l));
+}
+
+/** `kpx services --service X`: one Service port with its endpoints, problems and every dump line it owns, in 120 columns. */
 export function renderServiceDetail(s: ServicePort, c: Colors, connections?: ServiceConnections): string {
   const lines: string[] = [];
-  lines.push(`${c.bold(printable(serviceLabel(s), 120))}  ${s.protocol}/${s.port}  ${stateText(s, c)}   (${s.mode} mode, IPv${s.family})`);
+  const reason = reasonText(s);
+  lines.push(`${c.bold(printable(elideMiddle(serviceName(s), 60), 60))}  ${portsText(s)}  ${stateText(s, c)}${reason ? ` (${reason})` : ''}   ${s.mode} mode, IPv${s.family}`);
+  if (s.namespace === null || s.name === null) lines.push(`  id               ${printable(elideMiddle(s.id, 100), 100)}`);
   if (s.clusterIP) lines.push(`  ClusterIP        ${formatHostPort(s.clusterIP, s.port)}`);
   if (s.nodePort !== null) lines.push(`  NodePort         ${s.nodePort}`);
-  if (s.externalIPs.length) lines.push(`  externalIPs      ${s.externalIPs.join(', ')}`);
-  if (s.loadBalancerIPs.length) lines.push(`  LoadBalancer     ${s.loadBalancerIPs.join(', ')}`);
-  if (s.loadBalancerSourceRanges.length) lines.push(`  source ranges    ${s.loadBalancerSourceRanges.join(', ')}`);
+  if (s.externalIPs.length) lines.push(...wrap(s.externalIPs.join(', '), ' '.repeat(19), '  externalIPs      '));
+  if (s.loadBalancerIPs.length) lines.push(...wrap(s.loadBalancerIPs.join(', '), ' '.repeat(19), '  LoadBalancer     '));
+  if (s.loadBalancerSourceRanges.length) lines.push(...wrap(s.loadBalancerSourceRanges.join(', '), ' '.repeat(19), '  source ranges    '));
   lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds}s)` : ''}`);
   lines.push(`  identified by    ${s.identifiedBy}${s.hashVerified === true ? ' (chain hash verified)' : s.hashVerified === false ? c.red(' (chain hash MISMATCH)') : ''}`);
-  lines.push(`  endpoints        ${s.endpoints.length}${connections ? `   (conntrack: ${connections.total} entries to this Service port)` : ''}`);
+  lines.push(`  endpoints        ${endpointSummary(s)}${connections ? `   (conntrack: ${connections.total} entries to this Service port)` : ''}`);
   for (const e of s.endpoints) {
+    const where = e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown';
     const conns = connections ? `  ${connections.perEndpoint.get(`${e.ip}:${e.port ?? ''}`) ?? 0} conns` : '';
-    lines.push(`    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${(e.probability * 100).toFixed(2).padStart(6)}%  ${e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown'}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}${conns}`);
+    const line = `    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${(e.probability * 100).toFixed(2).padStart(6)}%  ${where}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}${conns}`;
+    lines.push(printable(elideMiddle(line, DETAIL_WIDTH), DETAIL_WIDTH));
   }
   if (connections && connections.elsewhere > 0) lines.push(c.yellow(`    ${connections.elsewhere} conntrack entries go to no current endpoint (a gone pod, or never translated): see kpx lint`));
   if (s.problems.length) {
     lines.push(`  ${c.yellow('problems')}`);
-    for (const p of s.problems) lines.push(`    - ${printable(problemText(p), 200)}`);
+    for (const p of s.problems) lines.push(...wrap(printable(problemText(p), 4096), '      ', '    - '));
   }
   lines.push(`  ${c.bold('evidence')}`);
   const seen = new Set<string>();
@@ -101,7 +223,10 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
     const key = `${e.file}:${e.line}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    lines.push(`    ${c.dim(`${printable(e.file, 80)}:${e.line}`)}  ${printable(e.text, 240)}`);
+    // The file's end (its name) and the line number say where; the rule is wrapped, not cut (its target is at the end).
+    const at = `${elideStart(printable(e.file, 4096), 50)}:${e.line}`;
+    const [first, ...rest] = wrap(printable(e.text, 4096), '        ', `    ${at}  `);
+    lines.push(`    ${c.dim(at)}${first.slice(4 + at.length)}`, ...rest);
   }
   return lines.join('\n') + '\n';
 }

@@ -68,7 +68,7 @@ describe('kpx services', () => {
   it('lists Services with names first, and -o json follows the schema', () => {
     const t = kpx(['services', '-i', KIND]);
     expect(t.code).toBe(0);
-    expect(t.stdout).toMatch(/kube-system\/kube-dns:dns\s.*10\.96\.0\.10:53\/udp/);
+    expect(t.stdout).toMatch(/^kube-system\/kube-dns:dns +10\.96\.0\.10 +53\/UDP +2 +healthy$/m);
     expect(t.stdout).not.toMatch(/\u001b\[/);
     const j = JSON.parse(kpx(['services', '-i', KIND, '-o', 'json']).stdout);
     const dns = j.services.find((s: { name: string; portName: string }) => s.name === 'kube-dns' && s.portName === 'dns');
@@ -89,10 +89,13 @@ describe('kpx services', () => {
 });
 
 describe('kpx trace', () => {
-  it('prints one JSON object for a named protocol, with probabilities summing to 1', () => {
+  it('prints {schemaVersion, traces: [one trace]} for a named protocol, with probabilities summing to 1', () => {
     const r = kpx(['trace', '10.96.0.10:53/udp', '-i', KIND, '--node-ip', '172.18.0.2', '-o', 'json']);
     expect(r.code).toBe(0);
-    const t = JSON.parse(r.stdout);
+    const doc = JSON.parse(r.stdout);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'traces']);
+    expect(doc.traces).toHaveLength(1);
+    const t = doc.traces[0];
     expect(t.packet).toMatchObject({ protocol: 'udp', dst: '10.96.0.10', dport: 53 });
     expect(t.outcomes.map((o: { destination: string }) => o.destination).sort()).toEqual(['10.244.0.3:53', '10.244.0.4:53']);
     expect(t.outcomes.reduce((n: number, o: { probability: number }) => n + o.probability, 0)).toBeCloseTo(1, 9);
@@ -101,8 +104,9 @@ describe('kpx trace', () => {
     expect(t.outcomes[0].steps[0]).not.toHaveProperty('action');
     expect(t.scenarios).toEqual([{ conditions: [], outcomes: [0, 1] }]);
   });
-  it('gives {traces: [...]} when no protocol is named', () => {
+  it('gives the same shape, one trace per protocol, when no protocol is named', () => {
     const t = JSON.parse(kpx(['trace', '10.96.0.10:53', '-i', KIND, '-o', 'json']).stdout);
+    expect(Object.keys(t)).toEqual(['schemaVersion', 'traces']);
     expect(t.traces.map((x: { packet: { protocol: string } }) => x.packet.protocol)).toEqual(['udp', 'tcp']);
   });
   it('tells the story in text: Service first, then hops with line numbers', () => {

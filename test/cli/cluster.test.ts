@@ -24,7 +24,9 @@ describe('cluster bundles on the command line', () => {
   });
 
   it('trace --node follows a packet from one node to the node that owns the pod', () => {
-    const j = JSON.parse(kpx(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0], '-o', 'json']).stdout);
+    const doc = JSON.parse(kpx(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0], '-o', 'json']).stdout);
+    expect(doc.traces).toHaveLength(1);
+    const j = doc.traces[0];
     const across = j.paths.find((p: { nodes: string[] }) => p.nodes.length === 2);
     expect(across.nodes[0]).toBe(nodes[0]);
     expect(across.end).toMatchObject({ kind: 'pod' });

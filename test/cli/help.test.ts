@@ -13,7 +13,7 @@ import { BIN, kpx } from '../helpers/exec.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
-const COMMANDS = ['dump', 'inspect', 'services', 'trace', 'lint', 'diff', 'reverse', 'graph', 'report', 'redact', 'collect'];
+const COMMANDS = ['dump', 'inspect', 'services', 'trace', 'lint', 'diff', 'reverse', 'graph', 'report', 'redact', 'collect', 'schema'];
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-help-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -80,7 +80,7 @@ describe.runIf(kernel)('kpx collect', () => {
       const j = JSON.parse(r.stdout);
       expect(j.services.map((s: { id: string }) => s.id)).toContain('kube-system/kube-dns:dns/udp');
       const t = ns.run(process.execPath, [BIN, 'trace', '10.96.0.10:53/udp', '-o', 'json']);
-      expect(JSON.parse(t.stdout).outcomes.map((o: { destination: string }) => o.destination)).toEqual(['10.244.0.3:53']);
+      expect(JSON.parse(t.stdout).traces[0].outcomes.map((o: { destination: string }) => o.destination)).toEqual(['10.244.0.3:53']);
     });
   });
 });

@@ -61,7 +61,7 @@ describe('kpx lint', () => {
   it('-o json has the stable {findings, summary, skipped} schema', async () => {
     const { out } = await run([broken], { output: 'json' });
     const j = JSON.parse(out);
-    expect(Object.keys(j)).toEqual(['findings', 'summary', 'skipped']);
+    expect(Object.keys(j)).toEqual(['schemaVersion', 'findings', 'summary', 'skipped']);
     expect(j.skipped).toEqual([{ ruleId: 'endpoint-unroutable', missing: ['routes'] }, { ruleId: 'ipvs-sysctl', missing: ['sysctl'] }]);
     expect(j.summary).toEqual({ error: 1, warning: 1, info: 0 });
     // Sorted by file, line, column.
@@ -207,7 +207,7 @@ describe('kpx lint', () => {
     expect(out).toContain('**Example** (kubernetes/kubernetes#112477');
     expect(out).toContain('**Example** (kubernetes/kubernetes#104234');
     expect(out).not.toContain('dangling-jump');
-    const json = JSON.parse((await run([], { listRules: true, output: 'json' })).out) as { id: string; docs: string }[];
+    const json = (JSON.parse((await run([], { listRules: true, output: 'json' })).out) as { rules: { id: string; docs: string }[] }).rules;
     expect(json).toHaveLength(RULES_BY_ID.size);
     for (const r of json) expect(r.docs, r.id).toMatch(/\*\*Fix:\*\*/);
     await expect(run([], { listRules: true, rule: ['no-such-rule'] })).rejects.toThrow(/unknown rule no-such-rule/);

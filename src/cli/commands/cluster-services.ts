@@ -2,12 +2,14 @@
 import { compareNodes, type NodeComparison, type ServiceComparison } from '../../cluster/compare.js';
 import { nodeComparisonJson, renderNodeComparison } from '../../cluster/render.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
-import { renderJson } from '../../render/json.js';
+import { renderJson, renderYaml } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { outputWidth } from '../output.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
 
 export interface ServicesNodesOptions extends ClusterInputOptions {
-  output: 'text' | 'json';
+  output: 'text' | 'wide' | 'json' | 'yaml';
   service?: string;
   namespace?: string;
   /** Text: list agreeing Service ports too. */
@@ -24,15 +26,16 @@ function selector(sel: string): (s: ServiceComparison) => boolean {
 }
 
 export async function servicesNodesAction(positional: string[], opts: ServicesNodesOptions): Promise<number> {
-  const cluster = await loadClusterFromOptions(positional, opts, opts.output === 'text', undefined, 'compare');
+  const cluster = await loadClusterFromOptions(positional, opts, opts.output === 'text' || opts.output === 'wide', undefined, 'compare');
   const cmp = await compareNodes(cluster);
   let services = cmp.services;
   if (opts.namespace) services = services.filter((s) => s.label.startsWith(`${opts.namespace}/`));
   if (opts.service) services = services.filter(selector(opts.service));
   const differing = services.filter((s) => s.differences.length > 0).length;
   const shown: NodeComparison = { ...cmp, services, summary: { servicePorts: services.length, agreeing: services.length - differing, differing } };
-  if (opts.output === 'json') process.stdout.write(renderJson(nodeComparisonJson(shown)));
-  else process.stdout.write(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service) }));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('services-nodes', nodeComparisonJson(shown))));
+  else if (opts.output === 'yaml') process.stdout.write(renderYaml(versioned('services-nodes', nodeComparisonJson(shown))));
+  else process.stdout.write(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service), width: outputWidth() }));
   const inputErrors = cluster.nodes.filter((n) => n.snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error')));
   if (inputErrors.length) process.stderr.write(`kpx: some inputs had errors on ${inputErrors.map((n) => n.name).join(', ')}; run \`kpx inspect -i DIR --node NAME\` for details\n`);
   return ExitCode.Ok;

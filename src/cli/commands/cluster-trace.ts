@@ -6,6 +6,7 @@ import { nodeByName } from '../../cluster/types.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { protocolsFor, TraceInputError } from '../../trace/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
+import { versioned } from '../../render/schemas/index.js';
 import { renderJson } from '../../render/json.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
@@ -47,7 +48,7 @@ export async function traceAcrossAction(destination: string, opts: TraceAcrossCl
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') process.stdout.write(renderJson(protocol ? crossTraceJson(traces[0]) : { traces: traces.map(crossTraceJson) }));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace-cluster', { traces: traces.map(crossTraceJson) })));
   else {
     const c = chalkInit(colorEnabled(opts));
     process.stdout.write(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));

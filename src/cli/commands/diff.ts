@@ -4,6 +4,7 @@ import { resolveServices } from '../../kube/resolve.js';
 import { diffSnapshots } from '../../diff/index.js';
 import { renderDiffText } from '../../diff/render.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { parseIp } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
@@ -31,7 +32,7 @@ export async function diffAction(oldPath: string, newPath: string, opts: DiffOpt
     progress.stop();
   }
   const d = diffSnapshots(loaded.oldSnap, loaded.oldRes, loaded.newSnap, loaded.newRes);
-  if (opts.output === 'json') process.stdout.write(renderJson(d));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('diff', d)));
   else process.stdout.write(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
   return ExitCode.Ok;
 }

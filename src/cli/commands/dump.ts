@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseInput, readInputs } from '../../load/index.js';
 import { renderIptablesSave } from '../../render/iptables-save.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import type { Ruleset } from '../../model/netfilter.js';
 import { ExitCode, UsageError } from '../exit.js';
@@ -21,7 +22,7 @@ export async function dumpAction(file: string | undefined, opts: DumpOptions): P
   for (const d of parsed.diagnostics) if (d.severity !== 'info') process.stderr.write(formatDiagnostic(d) + '\n');
   if (!parsed.parsed) return ExitCode.Error;
   if (opts.output === 'json') {
-    process.stdout.write(renderJson({ file: parsed.path, format: parsed.format, counts: parsed.parsed.counts, model: parsed.parsed.data, diagnostics: parsed.diagnostics }));
+    process.stdout.write(renderJson(versioned('dump', { file: parsed.path, format: parsed.format, counts: parsed.parsed.counts, model: parsed.parsed.data, diagnostics: parsed.diagnostics })));
   } else {
     if (parsed.format !== 'iptables-save') throw new UsageError(`-o iptables-save needs an iptables-save dump; ${parsed.path} is ${parsed.format} (use -o json)`);
     process.stdout.write(renderIptablesSave(parsed.parsed.data as Ruleset));

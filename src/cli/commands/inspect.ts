@@ -1,14 +1,16 @@
 /** `kpx inspect INPUT…`: what each file is, what it holds, and what is wrong with it. */
-import Table from 'cli-table3';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { missingDumps, proxyModes } from '../../kube/modes.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { RESTORE_INPUT } from '../../load/restore-input.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { printable } from '../../source/index.js';
 import { ExitCode } from '../exit.js';
+import { outputWidth } from '../output.js';
+import { elideStart, renderColumns, type Cell, type Column } from '../../render/columns.js';
 
 export interface InspectOptions extends InputOptions {
   output: 'text' | 'json';
@@ -53,12 +55,28 @@ export function snapshotSummary(s: NodeSnapshot) {
   };
 }
 
+const FILE_COLUMNS: readonly Column[] = [
+  { head: 'file', shrink: true, min: 24, elide: elideStart },
+  { head: 'format' },
+  { head: 'contents' },
+  { head: 'errors' },
+  { head: 'warnings' },
+];
+
+/** `a/b/` when every path is under a/b (and more than a file name would be left), else ''. */
+function commonDirectory(paths: readonly string[]): string {
+  if (paths.length < 2) return '';
+  let dir = paths[0].slice(0, paths[0].lastIndexOf('/') + 1);
+  for (const p of paths) while (dir && !p.startsWith(dir)) dir = dir.slice(0, dir.slice(0, -1).lastIndexOf('/') + 1);
+  return dir;
+}
+
 export async function inspectAction(positional: string[], opts: InspectOptions): Promise<number> {
   const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
   const hasErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
   if (opts.output === 'json') {
     process.stdout.write(
-      renderJson({
+      renderJson(versioned('inspect', {
         files: snapshot.files.map((f) => ({
           path: f.path,
           format: f.format,
@@ -68,28 +86,32 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
           diagnostics: f.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, line: d.line, column: d.column, ...(d.expected ? { expected: d.expected } : {}), ...(d.found ? { found: d.found } : {}) })),
         })),
         snapshot: snapshotSummary(snapshot),
-      }),
+      })),
     );
     return hasErrors ? ExitCode.Findings : ExitCode.Ok;
   }
   const c = chalkInit(colorEnabled(opts));
-  const table = new Table({ head: ['file', 'format', 'contents', 'errors', 'warnings'], style: { head: [], border: [] } });
-  for (const f of snapshot.files) {
+  // kubectl-style columns; a long path loses its start, never its file name.
+  const dir = commonDirectory(snapshot.files.map((f) => f.path));
+  const rows: Cell[][] = snapshot.files.map((f) => {
     const counts = Object.entries(f.counts)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ');
     const errors = f.diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = f.diagnostics.filter((d) => d.severity === 'warning').length;
-    table.push([printable(f.path, 60), f.format === 'unknown' ? c.red('unknown') : f.variant ? `${f.format} (${f.variant})` : f.format, counts, errors ? c.red(String(errors)) : '0', String(warnings)]);
-  }
+    const format = f.format === 'unknown' ? { text: 'unknown', paint: c.red } : f.variant ? `${f.format} (${f.variant})` : f.format;
+    return [printable(f.path.slice(dir.length), 4096), format, counts || '-', errors ? { text: String(errors), paint: c.red } : '0', String(warnings)];
+  });
+  // Files of one bundle are named once by their directory, then by their own names.
+  const table = (dir ? `${elideStart(printable(dir, 4096), outputWidth())}\n` : '') + renderColumns(FILE_COLUMNS, rows, { width: outputWidth() });
   const summary = snapshotSummary(snapshot);
-  const lines = [table.toString(), ''];
+  const lines = [table];
   lines.push(`${c.bold('proxy mode')}: ${summary.proxyModes.join(', ') || 'none found'}${summary.families.length ? `   families: ${summary.families.map((f) => 'IPv' + f).join(', ')}` : ''}`);
   if (summary.nftTables.length) lines.push(`${c.bold('nft tables')}: ${summary.nftTables.map((t) => `${t.family} ${printable(t.name, 40)} (${t.writtenBy})`).join(', ')}`);
   for (const m of summary.missing) lines.push(`${c.yellow('missing')}: ${m}`);
   for (const f of snapshot.files) {
     const note = f.variant === undefined ? undefined : PARTIAL_NOTE.get(f.variant);
-    if (note) lines.push(`${c.yellow('partial')}: ${printable(f.path, 60)}: ${note}`);
+    if (note) lines.push(`${c.yellow('partial')}: ${elideStart(printable(f.path, 4096), 60)}: ${note}`);
   }
   const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
   if (diags.length) {

@@ -8,6 +8,7 @@ import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } f
 import { ConfigError, parseConfig, type LintConfig } from '../../lint/config.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { renderLintGithub, renderLintJson, renderLintText, renderRuleDocs, renderRuleList } from '../../render/lint.js';
 import { renderSarif } from '../../render/sarif.js';
 import { VERSION } from '../../version.js';
@@ -54,7 +55,7 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
     // `--list-rules --rule ID`: that rule's whole documentation (why, the fix, an example); otherwise the one-line catalogue.
     for (const id of opts.rule ?? []) if (!RULES_BY_ID.has(id)) throw new UsageError(`unknown rule ${id} (kpx lint --list-rules lists them)`);
     const chosen = opts.rule?.length ? RULES.filter((r) => opts.rule!.includes(r.id)) : RULES;
-    if (opts.output === 'json') process.stdout.write(renderJson(chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs }))));
+    if (opts.output === 'json') process.stdout.write(renderJson(versioned('lint-rules', { rules: chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs })) })));
     else process.stdout.write(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
     return ExitCode.Ok;
   }

@@ -3,6 +3,7 @@ import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { parseReverseTarget, renderReverseText, reverseLookup } from '../../graph/reverse.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 
@@ -16,7 +17,7 @@ export async function reverseAction(address: string, opts: ReverseOptions): Prom
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
   const res = await resolveServices(snapshot);
   const r = reverseLookup(snapshot, res, target);
-  if (opts.output === 'json') process.stdout.write(renderJson(r));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('reverse', r)));
   else process.stdout.write(renderReverseText(r, chalkInit(colorEnabled(opts))));
   return ExitCode.Ok;
 }

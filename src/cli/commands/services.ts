@@ -10,13 +10,16 @@ import { renderServiceDetail, renderServicesTable, serviceJson } from '../../ren
 import { problemText } from '../../render/problems.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { outputWidth } from '../output.js';
+import { renderYaml } from '../../render/json.js';
+import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
 import { explainWithoutRules, withoutRulesJson } from '../../render/api.js';
 
 export interface ServicesOptions extends InputOptions {
-  output: 'text' | 'json';
+  output: 'text' | 'wide' | 'json' | 'yaml';
   service?: string;
   namespace?: string;
   state?: string;
@@ -49,7 +52,7 @@ function selectWithoutRules(opts: Pick<ServicesOptions, 'namespace' | 'service' 
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
   if (opts.nodes) return (await import('./cluster-services.js')).servicesNodesAction(positional, opts);
   if (opts.state && !STATES.includes(opts.state)) throw new UsageError(`--state ${opts.state}: expected one of ${STATES.join(', ')}`);
-  let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text');
+  let snapshot: NodeSnapshot | undefined = await loadFromOptions(positional, opts, opts.output === 'text' || opts.output === 'wide');
   // Inputs that could not be used are said first; with no ruleset left, "no Services" would be a lie.
   reportInputProblems(snapshot);
   const unknown = cannotTell(snapshot, 'which Services this node implements');
@@ -73,16 +76,18 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   if (opts.service) services = services.filter(serviceSelector(opts.service));
   const filtered = { ...res, services };
   const c = chalkInit(colorEnabled(opts));
-  if (opts.output === 'json') {
-    // Each Service port is turned into its printed form a slice at a time (see writeJson).
+  if (opts.output === 'json' || opts.output === 'yaml') {
     const withEvidence = Boolean(opts.service);
     const parts = {
+      schemaVersion: SCHEMA_VERSION.services,
       services: filtered.services,
       others: filtered.others,
       problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })),
       ...(apiGiven ? { withoutRules: withoutRules.filter(selectWithoutRules(opts)).map(withoutRulesJson) } : {}),
     };
-    writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
+    // Each Service port is turned into its printed form a slice at a time (see writeJson).
+    if (opts.output === 'json') writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
+    else process.stdout.write(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence)) }));
   }
   else if (opts.service) {
     if (stale) process.stdout.write(`${stale}\n`);
@@ -96,7 +101,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
-    process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c)}${notes}`);
+    process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}${notes}`);
   }
   return ExitCode.Ok;
 }

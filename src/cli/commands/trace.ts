@@ -7,6 +7,7 @@ import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace
 import { parseTarget, planTarget, type Target } from '../../trace/target.js';
 import type { Trace } from '../../trace/types.js';
 import { renderJson } from '../../render/json.js';
+import { versioned } from '../../render/schemas/index.js';
 import { renderNoMatchText, renderPlanHeader, renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
@@ -88,7 +89,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
       }
     }
     // An answer, not a trace of nothing: what is not here, and the nearest real targets.
-    if (opts.output === 'json') process.stdout.write(renderJson({ traces: [], noMatch: plan }));
+    if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces: [], noMatch: plan })));
     else process.stdout.write(renderNoMatchText(plan, c));
     return ExitCode.Ok;
   }
@@ -119,9 +120,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  // JSON: one object for VIP:PORT/proto (as before); `{traces: […]}` otherwise.
-  const single = target.kind === 'address' && protocol !== undefined && traces.length === 1;
-  if (opts.output === 'json') process.stdout.write(renderJson(single ? traces[0] : { traces }));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces })));
   else {
     const stale = staleRulesNotice(snapshot);
     if (stale) process.stdout.write(`${stale}\n`);
