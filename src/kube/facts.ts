@@ -23,7 +23,8 @@ export interface FrontEnd {
 export interface Target {
   readonly ip: string;
   readonly port: number | null;
-  readonly share: number;
+  /** null when the evidence hides it (iptables-nft's `xt match statistic` in an nft listing). */
+  readonly share: number | null;
   /** Endpoint chain, real server key… */
   readonly via?: string;
   readonly weight?: number;
@@ -107,7 +108,8 @@ export interface ServiceFacts {
   readonly sourceRanges: readonly string[];
   readonly externalTrafficPolicy: TrafficPolicy;
   readonly internalTrafficPolicy: TrafficPolicy;
-  readonly affinitySeconds?: number;
+  /** Session affinity's timeout; null when affinity is on but its timeout is hidden (`xt match recent`). */
+  readonly affinitySeconds?: number | null;
   readonly targets: readonly Target[];
   /** The balancing chain exists and holds no endpoint rule (nor a drop/reject for no endpoints). */
   readonly emptyBalancing?: string;

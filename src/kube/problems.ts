@@ -20,6 +20,10 @@ export interface ProblemFields {
   'balancing-chain-empty': { chain: string };
   /** A block of rules appears more than once in a chain, identically (a paste repeated). */
   'repeated-rules': { chain: string; times: number; rules: number };
+  /** The nft view of iptables-nft shows an endpoint rule's `-m statistic` only as `xt match statistic`: shares unknown. */
+  'share-hidden': { chain: string; match: string };
+  /** …and `-m recent --rcheck` only as `xt match recent`: affinity is on, its timeout unknown. */
+  'affinity-hidden': { chain: string };
   // --- absences the builder reports
   'endpoint-chain-absent': { chain: string; from: string };
   'service-chain-absent': { chain: string };
@@ -49,7 +53,7 @@ export function problem<K extends ProblemCode>(code: K, fields: ProblemFields[K]
  * Codes that are notes rather than faults: an inference kpx made, or a state the Service is
  * already in. They do not turn a healthy Service port into a partial one.
  */
-const NOTES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['ipvs-text']);
+const NOTES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['ipvs-text', 'share-hidden', 'affinity-hidden']);
 
 export function degrades(p: ServiceProblem): boolean {
   return !NOTES.has(p.code);

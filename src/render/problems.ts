@@ -15,6 +15,10 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
     `the dump does not say whether ${p.addresses.join(', ')} ${p.addresses.length > 1 ? 'are externalIPs or LoadBalancer ingress IPs' : 'is an externalIP or a LoadBalancer ingress IP'} (kube-proxy writes the same REJECT/DROP rule for both); listed as externalIPs`,
   'balancing-chain-empty': (p) => `${p.chain} has no endpoint rules`,
   'repeated-rules': (p) => `${p.chain} holds the same ${p.rules} rule${p.rules === 1 ? '' : 's'} ${p.times} times (a paste repeated?); read once`,
+  'share-hidden': (p) =>
+    `${p.chain} chooses endpoints with \`${p.match}\`, which the nft listing of iptables-nft prints without its probability: each endpoint's share is unknown (iptables-save shows it)`,
+  'affinity-hidden': (p) =>
+    `${p.chain} has session affinity (\`xt match recent\`), which the nft listing of iptables-nft prints without its timeout: the timeout is unknown (iptables-save shows it)`,
   'endpoint-chain-absent': (p) => `${p.from} goes to ${p.chain}, which is not in the dumps: its endpoint is unknown`,
   'service-chain-absent': (p) => `the dispatch rules go to ${p.chain}, which is not in the dumps: the endpoints are unknown`,
   'table-truncated': (p) => `table ${p.table} of ${p.file} ends at line ${p.line} without COMMIT (truncated): the chains after it are unknown`,

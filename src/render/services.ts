@@ -22,7 +22,7 @@ export function policySummary(s: ServicePort): string {
   const parts: string[] = [];
   if (s.externalTrafficPolicy === 'Local') parts.push('ext:Local');
   if (s.internalTrafficPolicy === 'Local') parts.push('int:Local');
-  if (s.sessionAffinity) parts.push(`affinity ${s.sessionAffinity.timeoutSeconds}s`);
+  if (s.sessionAffinity) parts.push(`affinity ${s.sessionAffinity.timeoutSeconds ?? '?'}s`);
   if (s.loadBalancerSourceRanges.length) parts.push(`ranges ${s.loadBalancerSourceRanges.length}`);
   return parts.join(', ') || 'Cluster';
 }
@@ -75,11 +75,11 @@ export function renderServiceDetail(s: ServicePort, c: Colors): string {
   if (s.externalIPs.length) lines.push(`  externalIPs      ${s.externalIPs.join(', ')}`);
   if (s.loadBalancerIPs.length) lines.push(`  LoadBalancer     ${s.loadBalancerIPs.join(', ')}`);
   if (s.loadBalancerSourceRanges.length) lines.push(`  source ranges    ${s.loadBalancerSourceRanges.join(', ')}`);
-  lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds}s)` : ''}`);
+  lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds === null ? 'timeout unknown' : `${s.sessionAffinity.timeoutSeconds}s`})` : ''}`);
   lines.push(`  identified by    ${s.identifiedBy}${s.hashVerified === true ? ' (chain hash verified)' : s.hashVerified === false ? c.red(' (chain hash MISMATCH)') : ''}`);
   lines.push(`  endpoints        ${s.endpoints.length}`);
   for (const e of s.endpoints) {
-    lines.push(`    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${(e.probability * 100).toFixed(2).padStart(6)}%  ${e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown'}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}`);
+    lines.push(`    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${e.probability === null ? ' share?' : `${(e.probability * 100).toFixed(2).padStart(6)}%`}  ${e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown'}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}`);
   }
   if (s.problems.length) {
     lines.push(`  ${c.yellow('problems')}`);
