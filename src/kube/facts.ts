@@ -40,7 +40,9 @@ export type Absence =
   /** The dispatch rules go to a Service chain the dump does not hold. */
   | { readonly code: 'service-chain-absent'; readonly chain: string }
   /** The table has no COMMIT: chains whose rules would come after line `line` are unknown. */
-  | { readonly code: 'table-truncated'; readonly table: string; readonly file: string; readonly line: number };
+  | { readonly code: 'table-truncated'; readonly table: string; readonly file: string; readonly line: number; readonly listing?: 'nft' }
+  /** An `ipvsadm -Ln` listing ends mid-line at `line`: the real servers of the virtual server it ends in go on past the cut. */
+  | { readonly code: 'listing-truncated'; readonly file: string; readonly line: number };
 
 /**
  * The dumps say the Service port has no endpoints (scope `all`: a "has no endpoints" REJECT, a

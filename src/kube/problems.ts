@@ -27,7 +27,9 @@ export interface ProblemFields {
   // --- absences the builder reports
   'endpoint-chain-absent': { chain: string; from: string };
   'service-chain-absent': { chain: string };
-  'table-truncated': { table: string; file: string; line: number };
+  /** listing 'nft': an nft listing cut before the table's closing brace (else iptables-save without COMMIT). */
+  'table-truncated': { table: string; file: string; line: number; listing?: 'nft' };
+  'listing-truncated': { file: string; line: number };
   'protocol-unknown': Record<string, never>;
   // --- IPVS mode
   /** Every real server has weight 0: no new connection is accepted. */

@@ -143,6 +143,21 @@ function residue(r: Rule): Extract<Match, { kind: 'unsupported' }> | undefined {
 }
 
 /**
+ * What names a Service port the rules do not name and that has no cluster IP (the builder uses the
+ * cluster IP when there is one): its balancing chain, else — like a Service known only by its
+ * REJECT/DROP rules — its node port (`nodeport-30302`) or external address (`203.0.113.3:80`);
+ * only then the chain that holds it (a KUBE-EXT/FW/XLB chain with neither, e.g. a grep).
+ */
+function anchorOf(g: Group, balancing: Chain | undefined): string {
+  if (balancing) return balancing.name;
+  if (g.anchor) return g.anchor;
+  if (g.nodePort !== undefined) return `nodeport-${g.nodePort}`;
+  const ip = g.loadBalancerIPs?.values().next().value ?? g.externalIPs?.values().next().value;
+  if (ip !== undefined && g.port !== undefined) return formatHostPort(ip.replace(/\/(32|128)$/, ''), g.port);
+  return g.ext?.name ?? g.xlb?.name ?? g.fw?.[0]?.chain.name ?? `KUBE-SVC-${g.hash}`;
+}
+
+/**
  * In the nft view of iptables-nft, where kube-proxy's comments are not printed: a filter
  * KUBE-SERVICES / KUBE-EXTERNAL-SERVICES rule with a port and a REJECT (no endpoints) or DROP (no
  * local endpoints) is kube-proxy's rule for a Service port without (local) endpoints — the only
@@ -744,7 +759,9 @@ function readFacts(
   const hasChains = Boolean(svc || svl || ext || xlb || fwChains.length);
   if (!hasChains && !g.noEndpoints && !g.noLocalEndpoints && g.clusterIP === undefined && g.nodePort === undefined) return undefined;
   // Dispatch rules to a Service chain the dump does not hold (a grep, a cut paste).
-  if (!balancing && g.absentChain !== undefined) absences.push(truncation ?? { code: 'service-chain-absent', chain: g.absentChain });
+  // …or its EXT/FW chain goes to a Service chain the dump does not hold (a grep of the EXT chain).
+  const absentFromExt = balancing ? undefined : [ext, ...fwChains].flatMap((c) => c?.rules ?? []).map(jumpTarget).find((t) => t !== undefined && /^KUBE-(SVC|SVL)-/.test(t));
+  if (!balancing && (g.absentChain ?? absentFromExt) !== undefined) absences.push(truncation ?? { code: 'service-chain-absent', chain: (g.absentChain ?? absentFromExt)! });
   else if (balancing && balancing.rules.length === 0 && truncation) absences.push(truncation);
   // Chains of this Service were read (an EXT or FW chain declared before the cut) but no Service
   // chain: in a truncated table it may simply be past the cut, unless a rule says there are none.
@@ -775,7 +792,7 @@ function readFacts(
   return {
     mode: 'iptables',
     family: g.family,
-    anchor: `${svc?.name ?? svl?.name ?? ext?.name ?? xlb?.name ?? fwChains[0]?.name ?? g.anchor ?? `KUBE-SVC-${g.hash}`}`,
+    anchor: anchorOf(g, svc ?? svl),
     // Fixed-shape literals (undefined rather than absent fields): one per Service port.
     identity: id ? { namespace: id.namespace, name: id.name, portName: id.portName, by: 'comment' } : undefined,
     protocol: g.protocol,

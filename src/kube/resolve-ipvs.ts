@@ -17,7 +17,7 @@
  * syntax (the ipvsadm/ipset/ip-addr models keep file and line, not the raw line).
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
+import { cutVirtualServer, realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
 import type { IpSet, IpSetMember } from '../model/ipset.js';
 import type { InterfaceAddress, NetInterface } from '../model/iface.js';
 import { formatCidr, formatIp, type Ip } from '../model/addr.js';
@@ -550,6 +550,13 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   const locality = endpointLocalityLookup(snapshot);
   const localByDumps = (ip: Ip | undefined): boolean | null => (ip ? locality(formatIp(ip)) : null);
 
+  // --- a listing cut mid-line: its last virtual server's real servers may go on past the cut
+  const cutAt = new Map<VirtualServer, { file: string; line: number }>();
+  for (const d of snapshot.ipvs) {
+    const vs = cutVirtualServer(d);
+    if (vs) cutAt.set(vs, { file: vs.file, line: d.truncated!.line });
+  }
+
   // --- assemble Service ports
   const services: ServicePort[] = [];
   for (const g of groups) services.push(servicePortOf(g));
@@ -630,7 +637,14 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const loopback = (rs: RealServer) =>
       rs.ip && rs.port !== undefined ? sets.ipPort('KUBE-LOOP-BACK', rs.ip, protocol, rs.port).find((r) => r.member.parts[2]?.kind === 'ip' && r.member.parts[2].cidr.network === rs.ip!.value) : undefined;
     const weightsKnown = full.vs.realServers.some((rs) => rs.weight !== undefined);
-    const shares = weightsKnown ? realServerShares(full.vs) : full.vs.realServers.map((realServer) => ({ realServer, share: 1 / full.vs.realServers.length }));
+    // A virtual server of this Service port is the one a cut listing ends in: what it lists is a
+    // beginning; the real servers (and shares) past the cut are unknown.
+    const cut = all.map((v) => cutAt.get(v.vs)).find((x) => x !== undefined);
+    const shares: readonly { realServer: RealServer; share: number | null }[] = cut
+      ? full.vs.realServers.map((realServer) => ({ realServer, share: null }))
+      : weightsKnown
+        ? realServerShares(full.vs)
+        : full.vs.realServers.map((realServer) => ({ realServer, share: 1 / full.vs.realServers.length }));
     const rsLines = new Map<string, Evidence[]>();
     for (const v of all) {
       for (const vsx of [v.vs, ...v.copies]) {
@@ -670,7 +684,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     // What the virtual servers say about traffic without (local) endpoints; the builder derives the state.
     const noEndpoints: NoEndpointFact[] = [];
     const zero = weightsKnown ? endpoints.filter((e) => (e.weight ?? 0) === 0) : [];
-    if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
+    if (cut) {
+      // Nothing certain about its real servers: no "no real servers", no draining, no locality verdict.
+    } else if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
       noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
       spProblems.push('externalTrafficPolicy Local and no local real server: new connections get no destination');
     } else if (endpoints.length === 0) {
@@ -713,7 +729,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       ...(persistent !== undefined ? { affinitySeconds: persistent } : {}),
       targets: endpoints,
       noEndpoints,
-      absences: [],
+      absences: cut ? [{ code: 'listing-truncated', file: cut.file, line: cut.line }] : [],
       problems: typed,
       owned,
       hashClaims: [],
@@ -722,8 +738,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     return buildServicePort(facts, locality);
   }
 
-  // --- set entries / kube-ipvs0 addresses without a virtual server
-  if (listings.length > 0) {
+  // --- set entries / kube-ipvs0 addresses without a virtual server (unknowable when a listing was cut:
+  // their virtual servers may be past the cut)
+  if (listings.length > 0 && cutAt.size === 0) {
     for (const family of [4, 6] as const) {
       const sets = setsByFamily[family];
       for (const base of ['KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL', 'KUBE-LOAD-BALANCER', 'KUBE-NODE-PORT-SCTP-HASH']) {

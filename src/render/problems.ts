@@ -21,7 +21,9 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
     `${p.chain} has session affinity (\`xt match recent\`), which the nft listing of iptables-nft prints without its timeout: the timeout is unknown (iptables-save shows it)`,
   'endpoint-chain-absent': (p) => `${p.from} goes to ${p.chain}, which is not in the dumps: its endpoint is unknown`,
   'service-chain-absent': (p) => `the dispatch rules go to ${p.chain}, which is not in the dumps: the endpoints are unknown`,
-  'table-truncated': (p) => `table ${p.table} of ${p.file} ends at line ${p.line} without COMMIT (truncated): the chains after it are unknown`,
+  'table-truncated': (p) =>
+    `table ${p.table} of ${p.file} ends at line ${p.line} without ${p.listing === 'nft' ? 'its closing brace' : 'COMMIT'} (truncated): the ${p.listing === 'nft' ? 'chains, maps and elements' : 'chains'} after it are unknown`,
+  'listing-truncated': (p) => `${p.file} ends mid-line at line ${p.line} (truncated): the real servers listed there may go on past the cut, so they and their shares are unknown`,
   'protocol-unknown': () => 'the rules name no protocol and no Service name gives it: the protocol is unknown',
   'all-weights-zero': () => 'all real servers have weight 0 (draining)',
   'chain-unreached': (p) => `chain ${p.chain} is not reached from any base chain or map element${p.empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,

@@ -264,4 +264,27 @@ describe('services, trace and lint agree on partial evidence', () => {
     expect(r.findings.filter((f) => f.startsWith('probability-ladder'))).toEqual([]);
     expect(r.total).toBe(2); // each of the two scenarios' outcomes sums to 1
   });
+
+  // `iptables-save | grep QATUYZLPU4I4HE4S` of the kind node in kubernetes/kubernetes#114470
+  // (https://github.com/kubernetes/kubernetes/pull/114470): the NodePort rule and the KUBE-EXT chain, no
+  // KUBE-SVC chain and no cluster IP.
+  const EXT_ONLY = `-A KUBE-EXT-QATUYZLPU4I4HE4S -s 10.244.0.0/16 -m comment --comment "pod traffic for default/nodeport-service external destinations" -j KUBE-SVC-QATUYZLPU4I4HE4S
+-A KUBE-EXT-QATUYZLPU4I4HE4S -m comment --comment "masquerade LOCAL traffic for default/nodeport-service external destinations" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ
+-A KUBE-EXT-QATUYZLPU4I4HE4S -m comment --comment "route LOCAL traffic for default/nodeport-service external destinations" -m addrtype --src-type LOCAL -j KUBE-SVC-QATUYZLPU4I4HE4S
+-A KUBE-NODEPORTS -p tcp -m comment --comment "default/nodeport-service" -m tcp --dport 31964 -j KUBE-EXT-QATUYZLPU4I4HE4S
+`;
+  it('a Service known only by its KUBE-EXT chain: named from the chain\'s comments (hash verified); without them, by its node port — never KUBE-EXT-…/?', async () => {
+    const r = await all({ 'grep.txt': EXT_ONLY }, '192.168.8.2:31964/tcp', 'pod', ['192.168.8.2']);
+    const s = r.service('default/nodeport-service/tcp');
+    expect(s).toMatchObject({ name: 'nodeport-service', nodePort: 31964, state: 'unknown', hashVerified: true });
+    expect(s.problems.map((p) => p.code)).toEqual(['service-chain-absent']);
+    expect(r.outcomes.every((o) => o[0] === 'UNKNOWN' && o[2] === 'chain-missing')).toBe(true);
+    expect(r.findings).toEqual([]);
+    // The same rules without their comments (as the nft view of iptables-nft prints them).
+    const bare = EXT_ONLY.replace(/ -m comment --comment "[^"]*"/g, '');
+    const b = await all({ 'grep.txt': bare }, '192.168.8.2:31964/tcp', 'pod', ['192.168.8.2']);
+    expect(b.service('nodeport-31964/tcp')).toMatchObject({ name: null, nodePort: 31964, protocol: 'tcp', state: 'unknown' });
+    expect(b.outcomes.every((o) => o[0] === 'UNKNOWN' && o[2] === 'chain-missing')).toBe(true);
+    expect(b.findings).toEqual([]);
+  });
 });
