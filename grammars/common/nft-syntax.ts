@@ -143,6 +143,8 @@ export interface SynTable {
   readonly line: number;
   readonly endLine: number;
   readonly handle?: number;
+  /** The input ended inside this table (or inside a chain of a pasted fragment): a cut dump. */
+  readonly truncated?: true;
 }
 
 export interface SynUnsupported {

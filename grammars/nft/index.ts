@@ -340,6 +340,8 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
     const what = f.kind === 'table' ? `table ${f.table.family} ${f.table.name}` : f.kind === 'chain' ? `chain ${f.chain.name}` : f.kind === 'set' ? `${f.set.kind} ${f.set.name}` : f.what;
     diag('warning', 'nft/truncated', `${what} is not closed at end of input (dump cut?)`, lines.length, 1, { expected: '}', found: 'end of input' });
     if (f.kind === 'table') f.table.endLine = lines.length;
+    // A table (or a pasted chain's implicit table) left open: what followed the cut is not in the input.
+    if (f.kind === 'table' || f.kind === 'chain') f.table.truncated = true;
   }
   if (implicit) implicit.endLine = lines.length;
 

@@ -57,6 +57,13 @@ export function reportInputProblems(s: NodeSnapshot, write: (text: string) => vo
   const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}; not used`);
   const partial = filesWithLineErrors(s);
   if (partial.length) lines.push(`kpx: ${partial.map((p) => printable(p, 4096)).join(', ')}: some lines could not be read (the rest was); \`kpx inspect\` shows them`);
+  for (const rs of s.rulesets.filter((r) => r.viewOf === 'nft' && r.tables.some((t) => t.chains.some((c) => c.name.startsWith('KUBE-'))))) {
+    lines.push(
+      `kpx: ${printable(rs.file, 4096)}: kube-proxy's iptables-mode rules read from the nft listing of iptables-nft's tables ` +
+        `(${rs.tables.map((t) => `table ip${rs.family === 6 ? '6' : ''} ${t.name}`).join(', ')}): it prints no rule comments and shows some matches only as \`xt match\`, ` +
+        'so Service names and what those matches decide are unknown; iptables-save shows them',
+    );
+  }
   for (const l of lines) write(l + '\n');
   return lines;
 }

@@ -109,7 +109,7 @@ function policyText(s: ServicePort): string {
   return [
     `externalTrafficPolicy=${s.externalTrafficPolicy}`,
     `internalTrafficPolicy=${s.internalTrafficPolicy}`,
-    `affinity=${s.sessionAffinity ? `${s.sessionAffinity.timeoutSeconds}s` : 'none'}`,
+    `affinity=${s.sessionAffinity ? `${s.sessionAffinity.timeoutSeconds ?? '?'}s` : 'none'}`,
     s.loadBalancerSourceRanges.length ? `sourceRanges=${[...s.loadBalancerSourceRanges].sort().join(',')}` : '',
   ]
     .filter(Boolean)

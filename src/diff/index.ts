@@ -59,7 +59,8 @@ export interface EndpointRef {
   /** `ip:port` (`[v6]:port`). */
   readonly address: string;
   readonly local: boolean | null;
-  readonly probability: number;
+  /** null when the dump hides the share (see Endpoint.probability). */
+  readonly probability: number | null;
 }
 
 export interface EndpointChange {

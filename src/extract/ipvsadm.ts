@@ -661,6 +661,11 @@ export function extractIpvsDump(text: string, file: string): { dump: IpvsDump; d
     unsupported: unsupported.sort((a, b) => a.line - b.line),
     noise,
   };
+  // The text ends inside a listing line (no final newline after a virtual or real server line): the
+  // dump was cut there, and the last virtual server's real servers may go on past the cut.
+  const last = syntax.entries[syntax.entries.length - 1];
+  const cutInListing = syntax.missingFinalNewline && virtualServers.length > 0 && dumpView !== 'connections' && (last?.kind === 'syntax' || (last?.kind === 'skipped' && !last.noise)) && last.line === syntax.lastLine;
+  if (cutInListing) (dump as { truncated?: { line: number } }).truncated = { line: syntax.lastLine };
   return { dump, diagnostics: diagnostics.sort((a, b) => a.line - b.line || a.column - b.column) };
 }
 

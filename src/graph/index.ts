@@ -79,7 +79,8 @@ function endpointNode(b: Builder, s: ServicePort, ip: string, port: number | nul
 }
 
 /** An endpoint's share of new connections, as the edge into it is labelled: `14.3%`, `50%`. */
-export function shareLabel(share: number): string {
+export function shareLabel(share: number | null): string {
+  if (share === null) return 'share unknown';
   return `${(share * 100).toFixed(1).replace(/\.0$/, '')}%`;
 }
 
@@ -91,7 +92,7 @@ const sharesByVia = (s: ServicePort) => new Map(s.endpoints.filter((e) => e.via 
  * share of connections (what a reader wants), not the rule's conditional `--probability`, which is
  * 1/n of what is left at that point of the ladder (0.1429 … 0.5, and the last rule has none).
  */
-function ruleLabel(r: Rule, share?: number): string | undefined {
+function ruleLabel(r: Rule, share?: number | null): string | undefined {
   const parts: string[] = [];
   if (share !== undefined) parts.push(shareLabel(share));
   for (const m of r.matches) {
@@ -257,7 +258,7 @@ export function serviceGraph(snapshot: NodeSnapshot, services: readonly ServiceP
     else nftService(b, snapshot, s);
     // A Service whose chains are not in the dumps still shows its front ends and endpoints.
     const fes = frontendNodes(b, s);
-    if (!fes.some((f) => b.edges.some((e) => e.from === f.id))) for (const e of s.endpoints) for (const f of fes) b.edge(f.id, endpointNode(b, s, e.ip, e.port), `${(e.probability * 100).toFixed(1)}%`);
+    if (!fes.some((f) => b.edges.some((e) => e.from === f.id))) for (const e of s.endpoints) for (const f of fes) b.edge(f.id, endpointNode(b, s, e.ip, e.port), shareLabel(e.probability));
   }
   return { title, nodes: [...b.nodes.values()], edges: b.edges };
 }

@@ -25,7 +25,8 @@ export interface Frontend {
   readonly port: number;
   readonly protocol: string;
   /** The share of new connections to this front end that land on the target (0..1). */
-  readonly probability: number;
+  /** null when the dump hides the endpoint's share. */
+  readonly probability: number | null;
   /** The traffic policy that applies to this front end. */
   readonly policy: 'Cluster' | 'Local';
   readonly note?: string;
@@ -77,7 +78,7 @@ function endpointMatches(e: Endpoint, ip: Ip, port: number | undefined): boolean
   return eip !== undefined && ipEquals(eip, ip) && (port === undefined || e.port === port);
 }
 
-function share(s: ServicePort, e: Endpoint, policy: 'Cluster' | 'Local'): { probability: number; note?: string } {
+function share(s: ServicePort, e: Endpoint, policy: 'Cluster' | 'Local'): { probability: number | null; note?: string } {
   if (policy === 'Cluster') return { probability: e.probability };
   if (e.local === false) return { probability: 0, note: 'Local policy: this node sends only to its own endpoints, and this one is on another node' };
   const locals = s.endpoints.filter((x) => x.local === true).length;
@@ -89,7 +90,7 @@ function frontendsOf(s: ServicePort, e: Endpoint): Frontend[] {
   const out: Frontend[] = [];
   const add = (kind: FrontendKind, address: string | null, port: number, policy: 'Cluster' | 'Local') => {
     const sh = share(s, e, policy);
-    out.push({ kind, address, port, protocol: s.protocol ?? '?', probability: Math.round(sh.probability * 1e10) / 1e10, policy, ...(sh.note ? { note: sh.note } : {}) });
+    out.push({ kind, address, port, protocol: s.protocol ?? '?', probability: sh.probability === null ? null : Math.round(sh.probability * 1e10) / 1e10, policy, ...(sh.note ? { note: sh.note } : {}) });
   };
   if (s.clusterIP) add('clusterIP', s.clusterIP, s.port, s.internalTrafficPolicy);
   if (s.nodePort !== null) add('nodePort', null, s.nodePort, s.externalTrafficPolicy);
@@ -163,7 +164,8 @@ export function mergeReverse(results: readonly ReverseResult[]): ReverseResult {
   };
 }
 
-function pct(p: number): string {
+function pct(p: number | null): string {
+  if (p === null) return 'unknown';
   return `${(p * 100).toFixed(2)}%`;
 }
 

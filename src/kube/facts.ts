@@ -23,7 +23,8 @@ export interface FrontEnd {
 export interface Target {
   readonly ip: string;
   readonly port: number | null;
-  readonly share: number;
+  /** null when the evidence hides it (iptables-nft's `xt match statistic` in an nft listing). */
+  readonly share: number | null;
   /** Endpoint chain, real server key… */
   readonly via?: string;
   readonly weight?: number;
@@ -39,7 +40,9 @@ export type Absence =
   /** The dispatch rules go to a Service chain the dump does not hold. */
   | { readonly code: 'service-chain-absent'; readonly chain: string }
   /** The table has no COMMIT: chains whose rules would come after line `line` are unknown. */
-  | { readonly code: 'table-truncated'; readonly table: string; readonly file: string; readonly line: number };
+  | { readonly code: 'table-truncated'; readonly table: string; readonly file: string; readonly line: number; readonly listing?: 'nft' }
+  /** An `ipvsadm -Ln` listing ends mid-line at `line`: the real servers of the virtual server it ends in go on past the cut. */
+  | { readonly code: 'listing-truncated'; readonly file: string; readonly line: number };
 
 /**
  * The dumps say the Service port has no endpoints (scope `all`: a "has no endpoints" REJECT, a
@@ -107,7 +110,8 @@ export interface ServiceFacts {
   readonly sourceRanges: readonly string[];
   readonly externalTrafficPolicy: TrafficPolicy;
   readonly internalTrafficPolicy: TrafficPolicy;
-  readonly affinitySeconds?: number;
+  /** Session affinity's timeout; null when affinity is on but its timeout is hidden (`xt match recent`). */
+  readonly affinitySeconds?: number | null;
   readonly targets: readonly Target[];
   /** The balancing chain exists and holds no endpoint rule (nor a drop/reject for no endpoints). */
   readonly emptyBalancing?: string;

@@ -20,19 +20,51 @@ export interface ProblemFields {
   'balancing-chain-empty': { chain: string };
   /** A block of rules appears more than once in a chain, identically (a paste repeated). */
   'repeated-rules': { chain: string; times: number; rules: number };
+  /** The nft view of iptables-nft shows an endpoint rule's `-m statistic` only as `xt match statistic`: shares unknown. */
+  'share-hidden': { chain: string; match: string };
+  /** …and `-m recent --rcheck` only as `xt match recent`: affinity is on, its timeout unknown. */
+  'affinity-hidden': { chain: string };
   // --- absences the builder reports
   'endpoint-chain-absent': { chain: string; from: string };
   'service-chain-absent': { chain: string };
-  'table-truncated': { table: string; file: string; line: number };
+  /** listing 'nft': an nft listing cut before the table's closing brace (else iptables-save without COMMIT). */
+  'table-truncated': { table: string; file: string; line: number; listing?: 'nft' };
+  'listing-truncated': { file: string; line: number };
   'protocol-unknown': Record<string, never>;
   // --- IPVS mode
   /** Every real server has weight 0: no new connection is accepted. */
   'all-weights-zero': Record<string, never>;
+  'ipvs-fwmark-service': { vs: string };
+  /** `ipvsadm -L` without -n: a host or port name instead of numbers. */
+  'ipvs-named-virtual-server': { vs: string };
+  /** The virtual server is in none of the ipsets kube-proxy keeps for its kind (stale). */
+  'ipvs-no-set-entry': { vs: string; sets: string[] };
+  'ipvs-vip-unbound': { vip: string; vs: string };
+  /** A NodePort / external / LB virtual server matches several ClusterIP ones (superset: Local policy). */
+  'ipvs-ambiguous-group': { role: 'nodeport' | 'lb' | 'external'; id: string; candidates: string[]; superset: boolean };
+  'ipvs-ungrouped': { role: 'nodeport' | 'lb' | 'external'; id: string };
+  'ipvs-several-nodeports': { ports: number[] };
+  'ipvs-port-unknown': Record<string, never>;
+  'ipvs-lb-no-source-ranges': { vs: string };
+  'ipvs-node-addresses-disagree': { nodePort?: number; vs?: string };
+  /** `extra` empty: not listed. */
+  'ipvs-extra-real-servers': { vs: string; than: string; extra: string[] };
+  'ipvs-persistence-disagrees': { timeouts: (number | null)[] };
+  'ipvs-external-local-inferred': Record<string, never>;
+  'ipvs-internal-local-inferred': { vs: string; than: string };
+  /** No local real server under a Local policy (behind: the virtual servers; absent: the Service port as a whole). */
+  'ipvs-no-local-real-server': { policy: 'external' | 'internal'; behind?: string[] };
+  'ipvs-no-real-servers': Record<string, never>;
+  'ipvs-some-draining': { zero: number; of: number };
+  'ipvs-local-has-remote': { vs: string; remote: string[] };
+  /** accepted: the set lets iptables accept the traffic (KUBE-CLUSTER-IP…), which IPVS then does not balance. */
+  'ipvs-set-entry-without-vs': { set: string; entry: string; accepted: boolean };
+  'ipvs-nodeport-without-vs': { set: string; port: number; protocol: string };
+  'ipvs-dummy-address-unused': { address: string };
   // --- nftables mode (resolution-wide)
   /** No base chain or map element reaches the chain: stale, or hand-edited. */
   'chain-unreached': { chain: string; empty: boolean };
-  // --- not yet typed: the IPVS and nftables readers still describe these in words (see README).
-  'ipvs-text': { text: string };
+  // --- not yet typed: the nftables reader still describes these in words (see README).
   'nft-text': { text: string };
 }
 
@@ -49,7 +81,32 @@ export function problem<K extends ProblemCode>(code: K, fields: ProblemFields[K]
  * Codes that are notes rather than faults: an inference kpx made, or a state the Service is
  * already in. They do not turn a healthy Service port into a partial one.
  */
-const NOTES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['ipvs-text']);
+const NOTES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'share-hidden',
+  'affinity-hidden',
+  // IPVS problems are notes, as they were when they were sentences (their states come from NoEndpointFacts).
+  'ipvs-fwmark-service',
+  'ipvs-named-virtual-server',
+  'ipvs-no-set-entry',
+  'ipvs-vip-unbound',
+  'ipvs-ambiguous-group',
+  'ipvs-ungrouped',
+  'ipvs-several-nodeports',
+  'ipvs-port-unknown',
+  'ipvs-lb-no-source-ranges',
+  'ipvs-node-addresses-disagree',
+  'ipvs-extra-real-servers',
+  'ipvs-persistence-disagrees',
+  'ipvs-external-local-inferred',
+  'ipvs-internal-local-inferred',
+  'ipvs-no-local-real-server',
+  'ipvs-no-real-servers',
+  'ipvs-some-draining',
+  'ipvs-local-has-remote',
+  'ipvs-set-entry-without-vs',
+  'ipvs-nodeport-without-vs',
+  'ipvs-dummy-address-unused',
+]);
 
 export function degrades(p: ServiceProblem): boolean {
   return !NOTES.has(p.code);

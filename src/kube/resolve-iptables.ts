@@ -8,7 +8,7 @@
  */
 import { chainsPastCut, type Chain, type Match, type NatTo, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { formatCidr, formatIp, type Cidr } from '../model/addr.js';
+import { formatCidr, formatHostPort, formatIp, type Cidr } from '../model/addr.js';
 import {
   isEndpointChain,
   kubeExternalServicesChain,
@@ -35,6 +35,8 @@ type EntryKind = 'cluster' | 'external' | 'loadbalancer' | 'nodeport';
 
 interface Group {
   hash: string;
+  /** For a group without kube-proxy chains or a name (a REJECT/DROP read by its shape): what names it. */
+  anchor?: string;
   family: 4 | 6;
   // The nat table's chains of this Service port by role (a later chain of the same role wins).
   svc?: Chain;
@@ -134,6 +136,41 @@ function recentCheck(r: Rule): Extract<Match, { kind: 'recent' }> | undefined {
   return undefined;
 }
 
+/** A match nft shows only as `xt match NAME` (the nft view of iptables-nft): there, options unknown. */
+function residue(r: Rule): Extract<Match, { kind: 'unsupported' }> | undefined {
+  for (const m of r.matches) if (m.kind === 'unsupported' && m.residue) return m;
+  return undefined;
+}
+
+/**
+ * What names a Service port the rules do not name and that has no cluster IP (the builder uses the
+ * cluster IP when there is one): its balancing chain, else — like a Service known only by its
+ * REJECT/DROP rules — its node port (`nodeport-30302`) or external address (`203.0.113.3:80`);
+ * only then the chain that holds it (a KUBE-EXT/FW/XLB chain with neither, e.g. a grep).
+ */
+function anchorOf(g: Group, balancing: Chain | undefined): string {
+  if (balancing) return balancing.name;
+  if (g.anchor) return g.anchor;
+  if (g.nodePort !== undefined) return `nodeport-${g.nodePort}`;
+  const ip = g.loadBalancerIPs?.values().next().value ?? g.externalIPs?.values().next().value;
+  if (ip !== undefined && g.port !== undefined) return formatHostPort(ip.replace(/\/(32|128)$/, ''), g.port);
+  return g.ext?.name ?? g.xlb?.name ?? g.fw?.[0]?.chain.name ?? `KUBE-SVC-${g.hash}`;
+}
+
+/**
+ * In the nft view of iptables-nft, where kube-proxy's comments are not printed: a filter
+ * KUBE-SERVICES / KUBE-EXTERNAL-SERVICES rule with a port and a REJECT (no endpoints) or DROP (no
+ * local endpoints) is kube-proxy's rule for a Service port without (local) endpoints — the only
+ * rules kube-proxy writes there with that shape. Undefined elsewhere (iptables-save prints comments).
+ */
+function unnamedNoEndpointRule(rs: Ruleset, r: Rule): 'reject' | 'drop' | undefined {
+  if (rs.viewOf !== 'nft' || r.comments.length > 0 || ruleDport(r) === undefined) return undefined;
+  if (!ruleDestination(r) && !matchesLocalDestination(r)) return undefined;
+  if (r.target?.kind === 'reject') return 'reject';
+  if (r.target?.kind === 'drop') return 'drop';
+  return undefined;
+}
+
 function statistic(r: Rule): Extract<Match, { kind: 'statistic' }> | undefined {
   for (const m of r.matches) if (m.kind === 'statistic') return m;
   return undefined;
@@ -171,13 +208,16 @@ interface EndpointRule {
   /** Position of the rule in its chain. */
   index: number;
   sep: string;
-  /** undefined: the rule takes everything that reaches it. */
-  probability: number | undefined;
+  /** undefined: the rule takes everything that reaches it; null: the evidence hides it (`xt match statistic`). */
+  probability: number | undefined | null;
 }
 
 interface BalancingChain {
   endpoints: EndpointRule[];
-  affinity?: number;
+  /** null: an affinity rule whose timeout the evidence hides (`xt match recent`). */
+  affinity?: number | null;
+  /** Matches of endpoint rules the evidence shows only as `xt` residue. */
+  hidden: string[];
   /** A DROP/REJECT for traffic without (local) endpoints. */
   noEndpoints?: NoEndpointFact;
   /** The chain's rules are one block repeated this many times (1: not repeated); only the first block is read. */
@@ -188,8 +228,9 @@ interface BalancingChain {
 /** The endpoint rules of a SVC/SVL/XLB chain, the affinity timeout, and its drop/reject for no (local) endpoints. */
 function readBalancingChain(chain: Chain): BalancingChain {
   const endpoints: EndpointRule[] = [];
-  let affinity: number | undefined;
+  let affinity: number | undefined | null;
   let noEndpoints: NoEndpointFact | undefined;
+  const hidden: string[] = [];
   const { rules, times } = unrepeated(chain.rules);
   // An XLB/SVL chain's drop (KUBE-MARK-DROP, kube-proxy ≤1.23: "has no local endpoints") is for
   // traffic without a local endpoint; a REJECT is for a Service without endpoints.
@@ -205,6 +246,17 @@ function readBalancingChain(chain: Chain): BalancingChain {
       continue;
     }
     if (!target) continue;
+    const xt = residue(r);
+    if (xt && isEndpointChain(target)) {
+      // kube-proxy's endpoint rules carry `-m recent --rcheck` (affinity) or `-m statistic`: nft shows
+      // either only by name. An affinity check is not an endpoint rule; a share it hides is unknown.
+      if (xt.module === 'recent') affinity ??= null;
+      else {
+        if (!hidden.includes(xt.text)) hidden.push(xt.text);
+        endpoints.push({ rule: r, index: i, sep: target, probability: null });
+      }
+      continue;
+    }
     const recent = recentCheck(r);
     if (recent) {
       affinity = recent.seconds ?? 10800;
@@ -212,7 +264,7 @@ function readBalancingChain(chain: Chain): BalancingChain {
     }
     if (isEndpointChain(target)) endpoints.push({ rule: r, index: i, sep: target, probability: endpointProbability(r) });
   }
-  return { endpoints, repeated: times, blockLength: rules.length, ...(affinity !== undefined ? { affinity } : {}), ...(noEndpoints ? { noEndpoints } : {}) };
+  return { endpoints, hidden, repeated: times, blockLength: rules.length, ...(affinity !== undefined ? { affinity } : {}), ...(noEndpoints ? { noEndpoints } : {}) };
 }
 
 /** `-m statistic --mode random --probability p` or `--mode nth --every n`; undefined when the rule takes all. */
@@ -366,15 +418,36 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
     if (!chain) return;
     for (const r of chain.rules) {
       const id = commentIdentity(r);
-      if (!id) continue;
-      const noEp = id.rest.includes('has no endpoints');
-      const noLocal = id.rest.includes('has no local endpoints');
+      const shape = id ? undefined : unnamedNoEndpointRule(rs, r);
+      if (!id && !shape) continue;
+      const noEp = id ? id.rest.includes('has no endpoints') : shape === 'reject';
+      const noLocal = id ? id.rest.includes('has no local endpoints') : shape === 'drop';
       if (!noEp && !noLocal) continue;
-      const proto = ruleProtocol(r) ?? 'tcp';
-      const spn = servicePortName(id.namespace, id.name, id.portName);
-      const g = groupFor(portProtoHash(spn, proto));
-      if (!g.identity) g.identity = id;
-      g.protocol ??= proto;
+      let g: Group;
+      if (id) {
+        const proto = ruleProtocol(r) ?? 'tcp';
+        g = groupFor(portProtoHash(servicePortName(id.namespace, id.name, id.portName), proto));
+        if (!g.identity) g.identity = id;
+        g.protocol ??= proto;
+      } else {
+        // Without its comment the rule does not say which Service it is for: one Service port per
+        // address (or node port), named by it; its protocol is the rule's own.
+        // A Service port whose chains name it (by hash) and that claims the same address or node port is the one.
+        const dst = ruleDestination(r);
+        const port = ruleDport(r)!;
+        const proto = ruleProtocol(r);
+        const nodePort = matchesLocalDestination(r);
+        const same = (x: Group) =>
+          x.protocol === proto && (nodePort ? x.nodePort === port : x.port === port && (x.clusterIP === dst || x.externalIPs?.has(dst!) || x.loadBalancerIPs?.has(dst!)));
+        const known = [...groups.values()].find(same);
+        if (known) g = known;
+        else {
+          const anchor = dst && !nodePort ? formatHostPort(dst.replace(/\/(32|128)$/, ''), port) : `nodeport-${port}`;
+          g = groupFor(`unnamed ${proto ?? '?'} ${anchor}`);
+          g.anchor = anchor;
+          if (proto) g.protocol ??= proto;
+        }
+      }
       const ev = evidenceOf(r);
       g.evidence.push(ev);
       if (noEp) g.noEndpoints = true;
@@ -638,7 +711,12 @@ function readFacts(
   const targets: Target[] = [];
   let seps: string[] = [];
   if (read) {
-    const { shares, leftover, unreachableFrom } = ladderShares(read.endpoints.map((e) => e.probability));
+    // A share the evidence hides makes every share unknown (each is what the earlier rules leave).
+    const hidden = read.endpoints.some((e) => e.probability === null);
+    const ladder = ladderShares(read.endpoints.map((e) => e.probability ?? undefined));
+    const shares: (number | null)[] = hidden ? ladder.shares.map(() => null) : ladder.shares;
+    const { leftover, unreachableFrom } = hidden ? { leftover: 0, unreachableFrom: undefined } : ladder;
+    for (const match of read.hidden) problems.push(problem('share-hidden', { chain: balancing!.name, match }));
     if (read.endpoints.length > 0 && leftover > 1e-6 && !balancingCut) problems.push(problem('ladder-leftover', { chain: balancing!.name, share: leftover }));
     if (unreachableFrom !== undefined && !balancingCut) problems.push(problem('ladder-unreachable-rule', { chain: balancing!.name, rule: unreachableFrom + 1 }));
     const n = read.endpoints.length;
@@ -663,8 +741,9 @@ function readFacts(
         if (fromComment) ({ ip, port } = fromComment);
       }
       if (!ip) continue;
-      if (!balancingCut && Math.abs(shares[i] - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || x.probability > 0))) {
-        problems.push(problem('unequal-share', { endpoint: `${ip}:${port}`, share: shares[i], equal: 1 / n }));
+      const share = shares[i];
+      if (!balancingCut && share !== null && Math.abs(share - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || (x.probability !== null && x.probability > 0)))) {
+        problems.push(problem('unequal-share', { endpoint: `${ip}:${port}`, share, equal: 1 / n }));
       }
       // One shape for every target (no spread): ~90k of them at 10k Services.
       targets.push({ ip, port, share: shares[i], via: e.sep, local: localSeps ? localSeps.has(e.sep) : undefined, evidence: epEvidence });
@@ -680,7 +759,9 @@ function readFacts(
   const hasChains = Boolean(svc || svl || ext || xlb || fwChains.length);
   if (!hasChains && !g.noEndpoints && !g.noLocalEndpoints && g.clusterIP === undefined && g.nodePort === undefined) return undefined;
   // Dispatch rules to a Service chain the dump does not hold (a grep, a cut paste).
-  if (!balancing && g.absentChain !== undefined) absences.push(truncation ?? { code: 'service-chain-absent', chain: g.absentChain });
+  // …or its EXT/FW chain goes to a Service chain the dump does not hold (a grep of the EXT chain).
+  const absentFromExt = balancing ? undefined : [ext, ...fwChains].flatMap((c) => c?.rules ?? []).map(jumpTarget).find((t) => t !== undefined && /^KUBE-(SVC|SVL)-/.test(t));
+  if (!balancing && (g.absentChain ?? absentFromExt) !== undefined) absences.push(truncation ?? { code: 'service-chain-absent', chain: (g.absentChain ?? absentFromExt)! });
   else if (balancing && balancing.rules.length === 0 && truncation) absences.push(truncation);
   // Chains of this Service were read (an EXT or FW chain declared before the cut) but no Service
   // chain: in a truncated table it may simply be past the cut, unless a rule says there are none.
@@ -705,12 +786,13 @@ function readFacts(
 
   const hashClaims: HashClaim[] = [];
   if (g.identity) hashClaims.push({ kind: 'service-chain', hash: g.hash });
-  const affinity = read?.affinity ?? localRead?.affinity;
+  const affinity = read?.affinity !== undefined ? read.affinity : localRead?.affinity;
+  if (affinity === null) problems.push(problem('affinity-hidden', { chain: (read?.affinity === null ? balancing : svl)!.name }));
   const id = g.identity;
   return {
     mode: 'iptables',
     family: g.family,
-    anchor: `${svc?.name ?? svl?.name ?? ext?.name ?? xlb?.name ?? fwChains[0]?.name ?? `KUBE-SVC-${g.hash}`}`,
+    anchor: anchorOf(g, svc ?? svl),
     // Fixed-shape literals (undefined rather than absent fields): one per Service port.
     identity: id ? { namespace: id.namespace, name: id.name, portName: id.portName, by: 'comment' } : undefined,
     protocol: g.protocol,

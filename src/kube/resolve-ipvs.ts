@@ -17,7 +17,7 @@
  * syntax (the ipvsadm/ipset/ip-addr models keep file and line, not the raw line).
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
+import { cutVirtualServer, realServerKey, realServerShares, virtualServerKey, type RealServer, type VirtualServer } from '../model/ipvs.js';
 import type { IpSet, IpSetMember } from '../model/ipset.js';
 import type { InterfaceAddress, NetInterface } from '../model/iface.js';
 import { formatCidr, formatIp, type Ip } from '../model/addr.js';
@@ -26,7 +26,7 @@ import { servicePortName } from './hash.js';
 import { endpointLocalityLookup } from './locality.js';
 import { chainOwner } from './owner.js';
 import type { FrontEnd, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
-import { problem, type ServiceProblem } from './problems.js';
+import { problem, uniqueProblems, type ServiceProblem } from './problems.js';
 import { buildServicePort } from './service-builder.js';
 import {
   compareServicePorts,
@@ -40,7 +40,7 @@ import {
 
 type Family = 4 | 6;
 type Role = 'cluster' | 'external' | 'lb' | 'nodeport';
-type Problem = { message: string; evidence: Evidence[] };
+type Problem = { problem: ServiceProblem; evidence: Evidence[] };
 
 /** kube-proxy's default --service-node-port-range, used only when no ipset or `ip addr` says which VIPs are node addresses. */
 const NODE_PORT_RANGE = { from: 30000, to: 32767 };
@@ -265,7 +265,7 @@ interface Item {
 interface Group {
   anchor?: Vs;
   items: Item[];
-  problems: string[];
+  problems: ServiceProblem[];
   internalLocal: boolean;
   inferredExternalLocal: boolean;
 }
@@ -302,7 +302,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       if (vs.protocol === 'FWM') {
         others.push({ kind: 'virtual-server', name: virtualServerKey(vs), owner: 'unknown', file: vs.file, line: vs.line });
         problems.push({
-          message: `firewall-mark virtual server ${virtualServerKey(vs)} is not a kube-proxy Service (kube-proxy creates no fwmark services); not resolved`,
+          problem: problem('ipvs-fwmark-service', { vs: virtualServerKey(vs) }),
           evidence: [vsEvidence(vs)],
         });
         continue;
@@ -310,7 +310,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       if (!vs.ip || vs.port === undefined) {
         others.push({ kind: 'virtual-server', name: virtualServerKey(vs), owner: 'unknown', file: vs.file, line: vs.line });
         problems.push({
-          message: `virtual server ${printable(virtualServerKey(vs))} has a host or port name instead of numbers (ipvsadm -L without -n); not resolved`,
+          problem: problem('ipvs-named-virtual-server', { vs: printable(virtualServerKey(vs)) }),
           evidence: [vsEvidence(vs)],
         });
         continue;
@@ -384,13 +384,13 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       if (v.role === 'nodeport') v.policy = null;
       if (setsAvailable) {
         const ev = [vsEvidence(v.vs)];
-        const what = v.role === 'nodeport' ? `${npBase}` : 'KUBE-CLUSTER-IP, KUBE-EXTERNAL-IP or KUBE-LOAD-BALANCER';
-        v.problems.push({ message: `virtual server ${v.key} has no entry in ${what}: kube-proxy did not create it or has since forgotten it (stale)`, evidence: ev });
+        const sets = v.role === 'nodeport' ? [`${npBase}`] : ['KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-LOAD-BALANCER'];
+        v.problems.push({ problem: problem('ipvs-no-set-entry', { vs: v.key, sets }), evidence: ev });
       }
     }
     if (v.role !== 'nodeport' && haveIpvs0 && !v.ipvs0 && !isNodeAddr) {
       v.problems.push({
-        message: `VIP ${v.ipText} of virtual server ${v.key} is not bound on kube-ipvs0: packets to it are not delivered locally, so IPVS never sees them`,
+        problem: problem('ipvs-vip-unbound', { vip: v.ipText, vs: v.key }),
         evidence: [vsEvidence(v.vs)],
       });
     }
@@ -535,20 +535,24 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       }
       continue;
     }
-    const what = it.role === 'nodeport' ? `NodePort ${it.port}/${it.protocol}` : `${it.role === 'lb' ? 'LoadBalancer IP' : 'external IP'} ${fmtId(it.vss[0].ipText, it.port, it.protocol)}`;
+    const front = { role: it.role === 'nodeport' ? ('nodeport' as const) : it.role === 'lb' ? ('lb' as const) : ('external' as const), id: it.role === 'nodeport' ? `${it.port}/${it.protocol}` : fmtId(it.vss[0].ipText, it.port, it.protocol) };
     const why =
       candidates.length > 1
-        ? `${what} could belong to ${candidates.length} ClusterIP virtual servers with ${it.policy === 'Local' ? 'a superset of its' : 'the same'} real servers (${candidates
-            .slice(0, 5)
-            .map((c) => c.key)
-            .join(', ')}${candidates.length > 5 ? ', …' : ''}); shown on its own`
-        : `${what}: no ClusterIP virtual server with matching real servers; shown on its own`;
+        ? problem('ipvs-ambiguous-group', { ...front, candidates: candidates.map((c) => c.key), superset: it.policy === 'Local' })
+        : problem('ipvs-ungrouped', front);
     groups.push({ items: [it], problems: [why], internalLocal: false, inferredExternalLocal: false });
   }
 
   // --- endpoint locality: the one locality module
   const locality = endpointLocalityLookup(snapshot);
   const localByDumps = (ip: Ip | undefined): boolean | null => (ip ? locality(formatIp(ip)) : null);
+
+  // --- a listing cut mid-line: its last virtual server's real servers may go on past the cut
+  const cutAt = new Map<VirtualServer, { file: string; line: number }>();
+  for (const d of snapshot.ipvs) {
+    const vs = cutVirtualServer(d);
+    if (vs) cutAt.set(vs, { file: vs.file, line: d.truncated!.line });
+  }
 
   // --- assemble Service ports
   const services: ServicePort[] = [];
@@ -561,7 +565,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const family = first.family;
     const protocol = first.protocol;
     const sets = setsByFamily[family];
-    const spProblems: string[] = [...g.problems];
+    const spProblems: ServiceProblem[] = [...g.problems];
     const evidence: Evidence[] = [];
     const owned: OwnedObject[] = [];
     const frontEnds: FrontEnd[] = [];
@@ -573,7 +577,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       const ipvsIps = sets.ipvsIps(v.ip);
       if (ipvsIps) evidence.push(memberEvidence(ipvsIps));
       for (const p of v.problems) {
-        spProblems.push(p.message);
+        spProblems.push(p.problem);
         problems.push(p);
       }
       const kind = v === a ? 'cluster-ip' : v.role === 'nodeport' ? 'node-port' : v.role === 'lb' ? 'load-balancer-ip' : 'external-ip';
@@ -582,9 +586,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     }
     const sortedUnique = (xs: string[]) => [...new Set(xs)];
     const npItemsHere = g.items.filter((i) => i.role === 'nodeport');
-    if (npItemsHere.length > 1) spProblems.push(`several NodePorts matched this Service port: ${npItemsHere.map((i) => i.port).join(', ')}`);
+    if (npItemsHere.length > 1) spProblems.push(problem('ipvs-several-nodeports', { ports: npItemsHere.map((i) => i.port) }));
     const port = a?.port ?? g.items.find((i) => i.role !== 'nodeport')?.port ?? 0;
-    if (!a && port === 0) spProblems.push('the Service port is unknown: only NodePort virtual servers were found (shown as port 0)');
+    if (!a && port === 0) spProblems.push(problem('ipvs-port-unknown', {}));
     const loadBalancerSourceRanges = sortedUnique(
       g.items
         .filter((i) => i.role === 'lb')
@@ -598,7 +602,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     for (const i of g.items.filter((x) => x.role === 'lb')) {
       const v = i.vss[0];
       if (v.fwMembers.length && v.sourceCidrMembers.length === 0 && v.sourceIpMembers.length === 0) {
-        spProblems.push(`LoadBalancer ${fmtId(v.ipText, v.port, v.protocol)} is in KUBE-LOAD-BALANCER-FW but has no source range entries: every client is dropped`);
+        spProblems.push(problem('ipvs-lb-no-source-ranges', { vs: fmtId(v.ipText, v.port, v.protocol) }));
       }
     }
 
@@ -612,15 +616,15 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     // Consistency between the virtual servers of this Service port.
     for (const it of g.items) {
       const sigs = new Set(it.vss.map((v) => v.sig));
-      if (sigs.size > 1) spProblems.push(`the ${it.role === 'nodeport' ? `NodePort ${it.port}` : it.vss[0].key} virtual servers do not have the same real servers on every node address`);
+      if (sigs.size > 1) spProblems.push(problem('ipvs-node-addresses-disagree', it.role === 'nodeport' ? { nodePort: it.port } : { vs: it.vss[0].key }));
       for (const v of it.vss) {
         const extra = v.rsKeys.filter((k) => !fullKeys.has(k));
-        if (extra.length) spProblems.push(`virtual server ${v.key} has real servers that ${full.key} lacks: ${extra.slice(0, 5).join(', ')}`);
+        if (extra.length) spProblems.push(problem('ipvs-extra-real-servers', { vs: v.key, than: full.key, extra: extra.slice(0, 5) }));
       }
     }
-    if (a && a !== full && a.rsKeys.some((k) => !fullKeys.has(k))) spProblems.push(`virtual server ${a.key} has real servers that ${full.key} lacks`);
+    if (a && a !== full && a.rsKeys.some((k) => !fullKeys.has(k))) spProblems.push(problem('ipvs-extra-real-servers', { vs: a.key, than: full.key, extra: [] }));
     const persistents = new Set(all.map((v) => v.vs.persistent ?? null));
-    if (persistents.size > 1) spProblems.push(`virtual servers of this Service port disagree on persistence: ${[...persistents].map((p) => (p === null ? 'none' : `persistent ${p}`)).join(' vs ')}`);
+    if (persistents.size > 1) spProblems.push(problem('ipvs-persistence-disagrees', { timeouts: [...persistents] }));
     const persistent = (a ?? full).vs.persistent;
 
     // Endpoints.
@@ -630,7 +634,14 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const loopback = (rs: RealServer) =>
       rs.ip && rs.port !== undefined ? sets.ipPort('KUBE-LOOP-BACK', rs.ip, protocol, rs.port).find((r) => r.member.parts[2]?.kind === 'ip' && r.member.parts[2].cidr.network === rs.ip!.value) : undefined;
     const weightsKnown = full.vs.realServers.some((rs) => rs.weight !== undefined);
-    const shares = weightsKnown ? realServerShares(full.vs) : full.vs.realServers.map((realServer) => ({ realServer, share: 1 / full.vs.realServers.length }));
+    // A virtual server of this Service port is the one a cut listing ends in: what it lists is a
+    // beginning; the real servers (and shares) past the cut are unknown.
+    const cut = all.map((v) => cutAt.get(v.vs)).find((x) => x !== undefined);
+    const shares: readonly { realServer: RealServer; share: number | null }[] = cut
+      ? full.vs.realServers.map((realServer) => ({ realServer, share: null }))
+      : weightsKnown
+        ? realServerShares(full.vs)
+        : full.vs.realServers.map((realServer) => ({ realServer, share: 1 / full.vs.realServers.length }));
     const rsLines = new Map<string, Evidence[]>();
     for (const v of all) {
       for (const vsx of [v.vs, ...v.copies]) {
@@ -665,39 +676,41 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     let allDraining = false;
     const externalTrafficPolicy: TrafficPolicy = g.items.some((i) => i.policy === 'Local') ? 'Local' : 'Cluster';
     const internalTrafficPolicy: TrafficPolicy = g.internalLocal ? 'Local' : 'Cluster';
-    if (g.inferredExternalLocal) spProblems.push('externalTrafficPolicy Local inferred: the external virtual servers have only some of the ClusterIP real servers (no -LOCAL ipset in the dumps)');
-    if (g.internalLocal) spProblems.push(`internalTrafficPolicy Local inferred: ${a?.key} has fewer real servers than ${full.key}`);
+    if (g.inferredExternalLocal) spProblems.push(problem('ipvs-external-local-inferred', {}));
+    if (g.internalLocal) spProblems.push(problem('ipvs-internal-local-inferred', { vs: String(a?.key), than: full.key }));
     // What the virtual servers say about traffic without (local) endpoints; the builder derives the state.
     const noEndpoints: NoEndpointFact[] = [];
     const zero = weightsKnown ? endpoints.filter((e) => (e.weight ?? 0) === 0) : [];
-    if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
+    if (cut) {
+      // Nothing certain about its real servers: no "no real servers", no draining, no locality verdict.
+    } else if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
       noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
-      spProblems.push('externalTrafficPolicy Local and no local real server: new connections get no destination');
+      spProblems.push(problem('ipvs-no-local-real-server', { policy: 'external' }));
     } else if (endpoints.length === 0) {
       noEndpoints.push({ scope: 'all', verdict: 'no-destination' });
-      spProblems.push('no real servers: new connections get no destination');
+      spProblems.push(problem('ipvs-no-real-servers', {}));
     } else if (zero.length === endpoints.length) {
       allDraining = true;
     } else {
-      if (zero.length) spProblems.push(`${zero.length} of ${endpoints.length} real servers have weight 0 (draining: no new connections)`);
+      if (zero.length) spProblems.push(problem('ipvs-some-draining', { zero: zero.length, of: endpoints.length }));
       const emptyLocal = localVss.filter((v) => v.rsKeys.length === 0 || v.vs.realServers.every((rs) => localByDumps(rs.ip) === false && !loopback(rs)));
       if (emptyLocal.length) {
         noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
-        spProblems.push(`externalTrafficPolicy Local and no local real server behind ${emptyLocal.map((v) => v.key).slice(0, 3).join(', ')}${emptyLocal.length > 3 ? ', …' : ''}`);
+        spProblems.push(problem('ipvs-no-local-real-server', { policy: 'external', behind: emptyLocal.map((v) => v.key) }));
       } else if (g.internalLocal && a && a.rsKeys.length === 0) {
         noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
-        spProblems.push(`internalTrafficPolicy Local and no local real server behind ${a.key}`);
+        spProblems.push(problem('ipvs-no-local-real-server', { policy: 'internal', behind: [a.key] }));
       }
     }
     for (const v of localVss) {
       const remote = v.vs.realServers.filter((rs) => localByDumps(rs.ip) === false && !loopback(rs));
-      if (remote.length && remote.length < v.vs.realServers.length) spProblems.push(`${v.key} is Local-policy but has real servers on other nodes: ${remote.map(realServerKey).slice(0, 5).join(', ')}`);
+      if (remote.length && remote.length < v.vs.realServers.length) spProblems.push(problem('ipvs-local-has-remote', { vs: v.key, remote: remote.map(realServerKey).slice(0, 5) }));
     }
 
     const spn = a?.spn ?? g.items.find((i) => i.spn)?.spn;
     // Without a name or a cluster IP the id is the NodePort (`*:PORT`) or the external address.
     const anchor = a ? hostPort(a.ipText, a.port) : g.items[0].role === 'nodeport' ? hostPort('*', g.items[0].port) : hostPort(g.items[0].vss[0].ipText, g.items[0].port);
-    const typed: ServiceProblem[] = [...new Set(spProblems)].map((text) => problem('ipvs-text', { text }));
+    const typed: ServiceProblem[] = uniqueProblems(spProblems);
     if (allDraining) typed.unshift(problem('all-weights-zero', {}));
     const facts: ServiceFacts = {
       mode: 'ipvs',
@@ -713,7 +726,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       ...(persistent !== undefined ? { affinitySeconds: persistent } : {}),
       targets: endpoints,
       noEndpoints,
-      absences: [],
+      absences: cut ? [{ code: 'listing-truncated', file: cut.file, line: cut.line }] : [],
       problems: typed,
       owned,
       hashClaims: [],
@@ -722,8 +735,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     return buildServicePort(facts, locality);
   }
 
-  // --- set entries / kube-ipvs0 addresses without a virtual server
-  if (listings.length > 0) {
+  // --- set entries / kube-ipvs0 addresses without a virtual server (unknowable when a listing was cut:
+  // their virtual servers may be past the cut)
+  if (listings.length > 0 && cutAt.size === 0) {
     for (const family of [4, 6] as const) {
       const sets = setsByFamily[family];
       for (const base of ['KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL', 'KUBE-LOAD-BALANCER', 'KUBE-NODE-PORT-SCTP-HASH']) {
@@ -733,7 +747,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
           const [ipP, portP] = r.member.parts;
           if (ipP?.kind !== 'ip' || portP?.kind !== 'port') continue;
           if (vsByIpPort.has(ipPortKey(ipP.cidr.family, ipP.cidr.network, portP.proto, portP.port))) continue;
-          problems.push({ message: `${view.name} entry ${r.member.text} has no virtual server: traffic to it is accepted by iptables but not load-balanced`, evidence: [memberEvidence(r)] });
+          problems.push({ problem: problem('ipvs-set-entry-without-vs', { set: view.name, entry: r.member.text, accepted: true }), evidence: [memberEvidence(r)] });
         }
       }
       for (const [base, proto] of [
@@ -746,7 +760,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
           const p = r.member.parts[0];
           if (p?.kind !== 'port') continue;
           if (vsByProtoPort.has(`${family}|${proto}|${p.port}`)) continue;
-          problems.push({ message: `${view.name} holds NodePort ${p.port} but no ${proto.toUpperCase()} virtual server listens on port ${p.port}`, evidence: [memberEvidence(r)] });
+          problems.push({ problem: problem('ipvs-nodeport-without-vs', { set: view.name, port: p.port, protocol: proto }), evidence: [memberEvidence(r)] });
         }
       }
       const ipvsIpsView = sets.views('KUBE-IPVS-IPS');
@@ -754,7 +768,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
         for (const r of ipvsIpsView.members) {
           const p = r.member.parts[0];
           if (p?.kind === 'ip' && !vsIps.has(ipKey(p.cidr.family, p.cidr.network))) {
-            problems.push({ message: `${ipvsIpsView.name} entry ${r.member.text} has no virtual server`, evidence: [memberEvidence(r)] });
+            problems.push({ problem: problem('ipvs-set-entry-without-vs', { set: ipvsIpsView.name, entry: r.member.text, accepted: false }), evidence: [memberEvidence(r)] });
           }
         }
       }
@@ -762,7 +776,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     for (const [k, { iface, address }] of ipvs0Addr) {
       if (vsIps.has(k)) continue;
       problems.push({
-        message: `kube-ipvs0 holds ${address.address} but no virtual server uses it: the node accepts packets for it and answers nothing (or a host process does)`,
+        problem: problem('ipvs-dummy-address-unused', { address: address.address }),
         evidence: [{ file: iface.file, line: address.line, text: addrText(address, 'kube-ipvs0'), where: 'kube-ipvs0' }],
       });
     }
@@ -781,6 +795,6 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
 
   services.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   services.sort(compareServicePorts);
-  return { services, others, problems: problems.map((p) => ({ problem: problem('ipvs-text', { text: p.message }), evidence: p.evidence })) };
+  return { services, others, problems };
 }
 

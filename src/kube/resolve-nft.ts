@@ -464,8 +464,9 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     services.push(sp);
   }
 
-  // 8. Orphans: chains no packet can reach (stale chains kube-proxy flushed, or hand edits).
-  if (reachable) {
+  // 8. Orphans: chains no packet can reach (stale chains kube-proxy flushed, or hand edits). Not in a
+  // listing cut mid-way: what reaches them may be past the cut.
+  if (reachable && !t.truncated) {
     for (const c of t.chains) {
       if (c.hook || reachable.has(c.name)) continue;
       ctx.problems.push({ problem: problem('chain-unreached', { chain: c.name, empty: c.rules.length === 0 }), evidence: chainEvidence(ctx, c).slice(0, 5) });
@@ -888,7 +889,9 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   }
   if (rejects && endpoints.length > 0) problems.push('no-endpoint maps reject this Service port although it has endpoints');
   for (const chain of g.absentTargets) absences.push({ code: 'service-chain-absent', chain });
-  if (!balancing && !rejects && !internalDrop && !externalDrop && g.absentTargets.length === 0) {
+  // A listing cut mid-way: this Service port's chains, map elements and endpoints may go on past the cut.
+  if (ctx.table.truncated && !rejects && !internalDrop && !externalDrop) absences.push({ code: 'table-truncated', table: ctx.where, file: ctx.table.file, line: ctx.table.endLine, listing: 'nft' });
+  if (!balancing && !rejects && !internalDrop && !externalDrop && g.absentTargets.length === 0 && !ctx.table.truncated) {
     problems.push('no service or local chain and no no-endpoint element: kube-proxy wrote nothing that delivers or rejects this traffic');
   }
 

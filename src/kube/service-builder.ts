@@ -84,7 +84,7 @@ export function buildServicePort(f: ServiceFacts, locality: (ip: string) => bool
 // Endpoints are built as literals of a few fixed shapes, not with spreads: ~90k of them at 10k
 // Services, and spread-built objects cost several times as much (and take more shapes).
 function endpointOf(t: Target, locality: (ip: string) => boolean | null): Endpoint {
-  const probability = Math.round(t.share * 1e10) / 1e10;
+  const probability = t.share === null ? null : Math.round(t.share * 1e10) / 1e10;
   const local = t.local !== undefined ? t.local : locality(t.ip);
   const { ip, port, via, weight, evidence } = t;
   if (weight !== undefined) return via !== undefined ? { ip, port, probability, local, via, weight, evidence } : { ip, port, probability, local, weight, evidence };

@@ -25,8 +25,11 @@ export interface Evidence {
 export interface Endpoint {
   readonly ip: string;
   readonly port: number | null;
-  /** Share of NEW connections under Cluster policy (from the statistic ladder, IPVS weights or nft numgen). */
-  readonly probability: number;
+  /**
+   * Share of NEW connections under Cluster policy (from the statistic ladder, IPVS weights or nft numgen);
+   * null when the evidence hides it (the nft view of iptables-nft prints `xt match statistic` without its probability).
+   */
+  readonly probability: number | null;
   /** Whether the endpoint is on this node; null when the dumps do not say. */
   readonly local: boolean | null;
   /** KUBE-SEP-… chain, IPVS real server key, or nft endpoint chain. */
@@ -52,7 +55,8 @@ export interface ServicePort {
   readonly loadBalancerSourceRanges: readonly string[];
   readonly externalTrafficPolicy: TrafficPolicy;
   readonly internalTrafficPolicy: TrafficPolicy;
-  readonly sessionAffinity: { readonly timeoutSeconds: number } | null;
+  /** timeoutSeconds null: affinity is on, its timeout is not in the evidence. */
+  readonly sessionAffinity: { readonly timeoutSeconds: number | null } | null;
   readonly state: ServiceState;
   readonly endpoints: readonly Endpoint[];
   readonly mode: ProxyModeName;

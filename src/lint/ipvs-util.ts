@@ -1,5 +1,5 @@
 /** IPVS helpers shared by the ipvs-* rules: virtual servers deduplicated across listings. */
-import { virtualServerKey, type VirtualServer } from '../model/ipvs.js';
+import { cutVirtualServer, virtualServerKey, type VirtualServer } from '../model/ipvs.js';
 import type { LintContext } from './context.js';
 
 /** Virtual servers of every listing (not connection tables), first listing with weights wins per key. */
@@ -14,6 +14,16 @@ export function virtualServers(ctx: LintContext): { key: string; vs: VirtualServ
     }
   }
   return [...byKey].map(([key, vs]) => ({ key, vs }));
+}
+
+/** Virtual servers a cut listing ends in (their real servers may go on past the cut), and whether any listing was cut. */
+export function cutListings(ctx: LintContext): { readonly cut: ReadonlySet<VirtualServer>; readonly any: boolean } {
+  const cut = new Set<VirtualServer>();
+  for (const d of ctx.snapshot.ipvs) {
+    const vs = cutVirtualServer(d);
+    if (vs) cut.add(vs);
+  }
+  return { cut, any: cut.size > 0 };
 }
 
 export function vsText(vs: VirtualServer): string {

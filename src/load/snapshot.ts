@@ -8,6 +8,7 @@ import type { ParsedFile } from './index.js';
 import { parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
 import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
+import { iptablesViewOf } from '../extract/iptables-nft-view.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -102,6 +103,15 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'conntrack-stats':
         ctStats.push(data as ConntrackStats);
         break;
+    }
+  }
+  // kube-proxy's iptables mode on an iptables-nft node, seen only through `nft list ruleset`: its
+  // tables are read as iptables tables (residue and all), unless iptables-save for that family was given.
+  for (const fam of [4, 6] as const) {
+    if (rulesets.some((r) => r.family === fam)) continue;
+    for (const n of nft) {
+      const view = iptablesViewOf(n, fam);
+      if (view) rulesets.push(view);
     }
   }
   const loaded: LoadedFile[] = files.map((f) => {

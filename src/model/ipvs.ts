@@ -119,6 +119,16 @@ export interface IpvsDump {
   readonly unsupported: readonly IpvsUnsupported[];
   /** Paste noise (prompts, fences, comments), kept with its line number. */
   readonly noise: readonly IpvsUnsupported[];
+  /** The text ends inside a listing line (no final newline): cut there. See cutVirtualServer. */
+  readonly truncated?: { readonly line: number };
+}
+
+/**
+ * In a listing cut mid-line, the virtual server listed last: its real servers may go on past the
+ * cut (and virtual servers after it are not in the dump at all). Undefined for a whole listing.
+ */
+export function cutVirtualServer(d: IpvsDump): VirtualServer | undefined {
+  return d.truncated ? d.virtualServers[d.virtualServers.length - 1] : undefined;
 }
 
 /** `"TCP/10.96.0.10:53"`, `"TCP/[fd20::a]:53"`, `"FWM/3"`, `"FWM/3/IPv6"`; named ports stay names (`"TCP/192.168.100.1:http"`). */

@@ -67,7 +67,14 @@ export type Match =
   | { readonly kind: 'icmp'; readonly negated: boolean; readonly type: string }
   | { readonly kind: 'iprange'; readonly dir: 'src' | 'dst'; readonly negated: boolean; readonly from: string; readonly to: string }
   /** A match kpx reads but cannot decide for a packet (limits, owners, time, …), or does not know. */
-  | { readonly kind: 'unsupported'; readonly module: string; readonly text: string; readonly known: boolean };
+  | {
+      readonly kind: 'unsupported';
+      readonly module: string;
+      readonly text: string;
+      readonly known: boolean;
+      /** iptables-nft residue (`xt match NAME` in an nft listing): the match is there, its options are not in the evidence. */
+      readonly residue?: true;
+    };
 
 export interface NatTo {
   readonly text: string;
@@ -89,7 +96,13 @@ export type Target =
   | { readonly kind: 'mark'; readonly connmark: boolean; readonly value: number; readonly mask: number }
   | { readonly kind: 'log'; readonly prefix?: string }
   /** Any other extension target: non-terminating unless listed in TERMINATING_EXTENSIONS. */
-  | { readonly kind: 'extension'; readonly name: string; readonly terminating: boolean };
+  | {
+      readonly kind: 'extension';
+      readonly name: string;
+      readonly terminating: boolean;
+      /** iptables-nft residue (`xt target NAME` in an nft listing): its parameters are not in the evidence. */
+      readonly residue?: true;
+    };
 
 export interface Rule {
   readonly table: string;
@@ -175,6 +188,12 @@ export interface Ruleset {
    * unknown, not missing. Set by src/load (restore-input.ts); absent for dumps.
    */
   readonly restoreInput?: true;
+  /**
+   * Read from `nft list ruleset` of the tables iptables-nft wrote (src/extract/iptables-nft-view.ts),
+   * not from iptables-save: rule text and lines are the nft listing's, `items` are empty, and matches
+   * nft shows only as `xt` residue are `residue` (their options unknown).
+   */
+  readonly viewOf?: 'nft';
 }
 
 export function findTable(rs: Ruleset, name: string): Table | undefined {

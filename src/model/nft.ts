@@ -32,6 +32,8 @@ export interface NftTable {
   /** True when the input had no `table` header around these objects (a pasted fragment). */
   readonly implicit?: boolean;
   readonly handle?: number;
+  /** The listing ended inside this table (a cut paste): chains and rules after the cut are not in it. */
+  readonly truncated?: true;
 }
 
 export interface NftChain {

@@ -15,15 +15,50 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
     `the dump does not say whether ${p.addresses.join(', ')} ${p.addresses.length > 1 ? 'are externalIPs or LoadBalancer ingress IPs' : 'is an externalIP or a LoadBalancer ingress IP'} (kube-proxy writes the same REJECT/DROP rule for both); listed as externalIPs`,
   'balancing-chain-empty': (p) => `${p.chain} has no endpoint rules`,
   'repeated-rules': (p) => `${p.chain} holds the same ${p.rules} rule${p.rules === 1 ? '' : 's'} ${p.times} times (a paste repeated?); read once`,
+  'share-hidden': (p) =>
+    `${p.chain} chooses endpoints with \`${p.match}\`, which the nft listing of iptables-nft prints without its probability: each endpoint's share is unknown (iptables-save shows it)`,
+  'affinity-hidden': (p) =>
+    `${p.chain} has session affinity (\`xt match recent\`), which the nft listing of iptables-nft prints without its timeout: the timeout is unknown (iptables-save shows it)`,
   'endpoint-chain-absent': (p) => `${p.from} goes to ${p.chain}, which is not in the dumps: its endpoint is unknown`,
   'service-chain-absent': (p) => `the dispatch rules go to ${p.chain}, which is not in the dumps: the endpoints are unknown`,
-  'table-truncated': (p) => `table ${p.table} of ${p.file} ends at line ${p.line} without COMMIT (truncated): the chains after it are unknown`,
+  'table-truncated': (p) =>
+    `table ${p.table} of ${p.file} ends at line ${p.line} without ${p.listing === 'nft' ? 'its closing brace' : 'COMMIT'} (truncated): the ${p.listing === 'nft' ? 'chains, maps and elements' : 'chains'} after it are unknown`,
+  'listing-truncated': (p) => `${p.file} ends mid-line at line ${p.line} (truncated): the real servers listed there may go on past the cut, so they and their shares are unknown`,
   'protocol-unknown': () => 'the rules name no protocol and no Service name gives it: the protocol is unknown',
   'all-weights-zero': () => 'all real servers have weight 0 (draining)',
   'chain-unreached': (p) => `chain ${p.chain} is not reached from any base chain or map element${p.empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,
-  'ipvs-text': (p) => p.text,
+  'ipvs-fwmark-service': (p) => `firewall-mark virtual server ${p.vs} is not a kube-proxy Service (kube-proxy creates no fwmark services); not resolved`,
+  'ipvs-named-virtual-server': (p) => `virtual server ${p.vs} has a host or port name instead of numbers (ipvsadm -L without -n); not resolved`,
+  'ipvs-no-set-entry': (p) => `virtual server ${p.vs} has no entry in ${p.sets.length > 1 ? `${p.sets.slice(0, -1).join(', ')} or ${p.sets[p.sets.length - 1]}` : p.sets[0]}: kube-proxy did not create it or has since forgotten it (stale)`,
+  'ipvs-vip-unbound': (p) => `VIP ${p.vip} of virtual server ${p.vs} is not bound on kube-ipvs0: packets to it are not delivered locally, so IPVS never sees them`,
+  'ipvs-ambiguous-group': (p) =>
+    `${ipvsFront(p)} could belong to ${p.candidates.length} ClusterIP virtual servers with ${p.superset ? 'a superset of its' : 'the same'} real servers (${p.candidates.slice(0, 5).join(', ')}${p.candidates.length > 5 ? ', …' : ''}); shown on its own`,
+  'ipvs-ungrouped': (p) => `${ipvsFront(p)}: no ClusterIP virtual server with matching real servers; shown on its own`,
+  'ipvs-several-nodeports': (p) => `several NodePorts matched this Service port: ${p.ports.join(', ')}`,
+  'ipvs-port-unknown': () => 'the Service port is unknown: only NodePort virtual servers were found (shown as port 0)',
+  'ipvs-lb-no-source-ranges': (p) => `LoadBalancer ${p.vs} is in KUBE-LOAD-BALANCER-FW but has no source range entries: every client is dropped`,
+  'ipvs-node-addresses-disagree': (p) => `the ${p.nodePort !== undefined ? `NodePort ${p.nodePort}` : p.vs} virtual servers do not have the same real servers on every node address`,
+  'ipvs-extra-real-servers': (p) => `virtual server ${p.vs} has real servers that ${p.than} lacks${p.extra.length ? `: ${p.extra.join(', ')}` : ''}`,
+  'ipvs-persistence-disagrees': (p) => `virtual servers of this Service port disagree on persistence: ${p.timeouts.map((t) => (t === null ? 'none' : `persistent ${t}`)).join(' vs ')}`,
+  'ipvs-external-local-inferred': () => 'externalTrafficPolicy Local inferred: the external virtual servers have only some of the ClusterIP real servers (no -LOCAL ipset in the dumps)',
+  'ipvs-internal-local-inferred': (p) => `internalTrafficPolicy Local inferred: ${p.vs} has fewer real servers than ${p.than}`,
+  'ipvs-no-local-real-server': (p) =>
+    p.behind === undefined
+      ? `${p.policy}TrafficPolicy Local and no local real server: new connections get no destination`
+      : `${p.policy}TrafficPolicy Local and no local real server behind ${p.behind.slice(0, 3).join(', ')}${p.behind.length > 3 ? ', …' : ''}`,
+  'ipvs-no-real-servers': () => 'no real servers: new connections get no destination',
+  'ipvs-some-draining': (p) => `${p.zero} of ${p.of} real servers have weight 0 (draining: no new connections)`,
+  'ipvs-local-has-remote': (p) => `${p.vs} is Local-policy but has real servers on other nodes: ${p.remote.join(', ')}`,
+  'ipvs-set-entry-without-vs': (p) => `${p.set} entry ${p.entry} has no virtual server${p.accepted ? ': traffic to it is accepted by iptables but not load-balanced' : ''}`,
+  'ipvs-nodeport-without-vs': (p) => `${p.set} holds NodePort ${p.port} but no ${p.protocol.toUpperCase()} virtual server listens on port ${p.port}`,
+  'ipvs-dummy-address-unused': (p) => `kube-ipvs0 holds ${p.address} but no virtual server uses it: the node accepts packets for it and answers nothing (or a host process does)`,
   'nft-text': (p) => p.text,
 };
+
+/** How an IPVS grouping problem names the virtual server: `NodePort 30080/tcp`, `LoadBalancer IP 1.2.3.4:80/tcp`. */
+function ipvsFront(p: { role: 'nodeport' | 'lb' | 'external'; id: string }): string {
+  return `${p.role === 'nodeport' ? 'NodePort' : p.role === 'lb' ? 'LoadBalancer IP' : 'external IP'} ${p.id}`;
+}
 
 export function problemText(p: ServiceProblem): string {
   return (TEXT[p.code] as (f: ServiceProblem) => string)(p);

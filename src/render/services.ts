@@ -24,7 +24,7 @@ export function policySummary(s: ServicePort): string {
   const parts: string[] = [];
   if (s.externalTrafficPolicy === 'Local') parts.push('ext:Local');
   if (s.internalTrafficPolicy === 'Local') parts.push('int:Local');
-  if (s.sessionAffinity) parts.push(`affinity ${s.sessionAffinity.timeoutSeconds}s`);
+  if (s.sessionAffinity) parts.push(`affinity ${s.sessionAffinity.timeoutSeconds ?? '?'}s`);
   if (s.loadBalancerSourceRanges.length) parts.push(`ranges ${s.loadBalancerSourceRanges.length}`);
   return parts.join(', ') || 'Cluster';
 }
@@ -202,13 +202,13 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
   if (s.externalIPs.length) lines.push(...wrap(s.externalIPs.join(', '), ' '.repeat(19), '  externalIPs      '));
   if (s.loadBalancerIPs.length) lines.push(...wrap(s.loadBalancerIPs.join(', '), ' '.repeat(19), '  LoadBalancer     '));
   if (s.loadBalancerSourceRanges.length) lines.push(...wrap(s.loadBalancerSourceRanges.join(', '), ' '.repeat(19), '  source ranges    '));
-  lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds}s)` : ''}`);
+  lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds === null ? 'timeout unknown' : `${s.sessionAffinity.timeoutSeconds}s`})` : ''}`);
   lines.push(`  identified by    ${s.identifiedBy}${s.hashVerified === true ? ' (chain hash verified)' : s.hashVerified === false ? c.red(' (chain hash MISMATCH)') : ''}`);
   lines.push(`  endpoints        ${endpointSummary(s)}${connections ? `   (conntrack: ${connections.total} entries to this Service port)` : ''}`);
   for (const e of s.endpoints) {
     const where = e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown';
     const conns = connections ? `  ${connections.perEndpoint.get(`${e.ip}:${e.port ?? ''}`) ?? 0} conns` : '';
-    const line = `    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${(e.probability * 100).toFixed(2).padStart(6)}%  ${where}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}${conns}`;
+    const line = `    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${e.probability === null ? ' share?' : `${(e.probability * 100).toFixed(2).padStart(6)}%`}  ${where}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}${conns}`;
     lines.push(printable(elideMiddle(line, DETAIL_WIDTH), DETAIL_WIDTH));
   }
   if (connections && connections.elsewhere > 0) lines.push(c.yellow(`    ${connections.elsewhere} conntrack entries go to no current endpoint (a gone pod, or never translated): see kpx lint`));

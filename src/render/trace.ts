@@ -26,6 +26,8 @@ export function unknownText(r: UnknownReason): string {
       return `table ${r.table} was cut before COMMIT (last line read: ${r.line}): rules of chain ${r.chain} past the cut are not in the evidence, so what happens here is unknown`;
     case 'map-missing':
       return `map ${r.map} is not in the evidence: what happens after this lookup is unknown`;
+    case 'listing-truncated':
+      return `${r.file} ends mid-line at line ${r.line} (truncated) inside ${r.what}: its real servers may go on past the cut, so where the packet goes is unknown`;
     case 'userspace-verdict':
       return `${r.target}: a userspace program decides the verdict`;
     case 'not-evaluated':

@@ -4,16 +4,16 @@
  * so they branch exactly as statistic and numgen shares do.
  */
 import { parseIp } from '../model/addr.js';
-import { findFwmarkService, findVirtualServer, realServerShares, type VirtualServer } from '../model/ipvs.js';
+import { cutVirtualServer, findFwmarkService, findVirtualServer, realServerShares, type VirtualServer } from '../model/ipvs.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { applyEffect, splitBranch, type Alternative, type Branch, type StepRef } from './chain-machine.js';
 import type { PathState } from './match.js';
 
 /** The virtual server that takes this packet, if any. */
-export function virtualServerFor(snapshot: NodeSnapshot, st: PathState): { vs: VirtualServer; file: string } | undefined {
+export function virtualServerFor(snapshot: NodeSnapshot, st: PathState): { vs: VirtualServer; file: string; cutAt?: number } | undefined {
   for (const dump of snapshot.ipvs) {
     const vs = findVirtualServer(dump, st.protocol.toUpperCase() as 'TCP', st.dst, st.dport) ?? (st.mark ? findFwmarkService(dump, st.mark, st.family) : undefined);
-    if (vs) return { vs, file: vs.file };
+    if (vs) return cutVirtualServer(dump) === vs ? { vs, file: vs.file, cutAt: dump.truncated!.line } : { vs, file: vs.file };
   }
   return undefined;
 }
@@ -63,6 +63,12 @@ export function ipvsStage(snapshot: NodeSnapshot, b: Branch, budget: { branches:
   if (!found) return undefined;
   const { vs, file } = found;
   const chain = whereOf(vs);
+  if (found.cutAt !== undefined) {
+    // The listing was cut inside this virtual server: its real servers (and shares) are not all in the evidence.
+    const ref: StepRef = { dialect: 'ipvs', table: 'ipvs', chain, file, line: vs.line };
+    applyEffect(b, { kind: 'unknown', reason: { code: 'listing-truncated', what: `virtual server ${chain}`, file, line: found.cutAt } }, ref, undefined, { masqSource: () => undefined });
+    return [b];
+  }
   const choices = ipvsAlternatives(vs);
   if (choices.length === 0) {
     b.steps.push({ dialect: 'ipvs', table: 'ipvs', chain, rule: vs.line, file, code: vs.realServers.length ? 'ipvs-draining' : 'ipvs-no-real-servers' });

@@ -9,7 +9,7 @@ import type { Chain, Ruleset } from '../model/netfilter.js';
 import type { NftChain, NftRule, NftTable } from '../model/nft.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { walkChain, type Branch, type Entry, type TableResult, type WalkEnv } from './chain-machine.js';
-import type { TraceContext } from './context.js';
+import { isLocalAddress, type TraceContext } from './context.js';
 import { chainRef, iptablesDialect } from './iptables.js';
 import type { PathState } from './match.js';
 import { nftBaseChains, nftDialect, nftTableName } from './nft.js';
@@ -110,6 +110,17 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
         assumed.push({ code: 'entry-assumed', dialect: 'iptables', table: s.table, start: dispatch.name, startKind: 'chain', hook });
         const entry: Entry<Chain> = { chain: dispatch, policy: 'ACCEPT', base: 'assumed-entry', policyRef: chainRef(table, dispatch, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
+      } else if (fragment && nat && dispatchName && !table.chainsByName.has(dispatchName) && table.chainsByName.has('KUBE-NODEPORTS')) {
+        // A grep of one NodePort Service (KUBE-NODEPORTS and its KUBE-EXT chain, no KUBE-SERVICES):
+        // KUBE-SERVICES sends packets for the node's own addresses there (`--dst-type LOCAL`).
+        const nodePorts = table.chainsByName.get('KUBE-NODEPORTS')!;
+        assumed.push({ code: 'entry-assumed', dialect: 'iptables', table: s.table, start: nodePorts.name, startKind: 'chain', hook });
+        const entry: Entry<Chain> = { chain: nodePorts, policy: 'ACCEPT', base: 'assumed-entry', policyRef: chainRef(table, nodePorts, rs.file) };
+        stages.push({
+          priority: s.priority,
+          nat,
+          walk: (b, env) => (ctx.knowsLocal && !isLocalAddress(ctx, b.st.dst) ? [{ branch: b, verdict: 'accept' }] : walkChain(iptablesDialect(table, ctx), entry, b, env)),
+        });
       }
     }
   }

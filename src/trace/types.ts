@@ -55,6 +55,8 @@ export type UnknownReason =
   /** The walk reached the end of a chain whose rules may go on past where a truncated table was cut. */
   | { readonly code: 'chain-truncated'; readonly chain: string; readonly table: string; readonly line: number }
   | { readonly code: 'map-missing'; readonly map: string }
+  /** A listing (`ipvsadm -Ln`) ends mid-line in the object the packet reached: what it holds past `line` is not in the evidence. */
+  | { readonly code: 'listing-truncated'; readonly what: string; readonly file: string; readonly line: number }
   | { readonly code: 'userspace-verdict'; readonly target: string }
   | { readonly code: 'not-evaluated'; readonly what: string }
   /** An IPVS real server printed by name (`ipvsadm -L` without `-n`). */

@@ -29,22 +29,24 @@ function bundle(name: string, from: readonly string[], extra: Record<string, str
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at .*(\.js|\.ts|node:)/);
 
 describe('exit 3: the inputs cannot answer', () => {
-  it('the nft view of an iptables-nft node alone: cannot tell, naming the tables and asking for iptables-save — not "no Services"', () => {
+  it('the nft view of an iptables-nft node alone: answered from that view (exit 0), saying first what the view cannot show — not "no Services", not "cannot tell"', () => {
     // The sample's nft-ruleset.txt is `nft list ruleset` of the same node: its kube-proxy chains live in
-    // iptables-nft's `table ip nat`/`filter`, which kpx resolves from iptables-save, not from this view.
+    // iptables-nft's `table ip nat`/`filter`, read as iptables tables (without comments and xt matches' options).
     const only = bundle('iptables-nft-view', ['nft-ruleset.txt', 'ip-addr.txt', 'ip-route.txt']);
     for (const args of [['services'], ['trace', '10.96.0.10:53/udp'], ['lint']]) {
       const r = kpx([...args, '-i', only]);
-      expect(r.code, args.join(' ')).toBe(3);
-      expect(r.stdout, args.join(' ')).toBe('');
-      expect(r.stderr).toMatch(/^kpx: cannot tell .*: the nft ruleset holds kube-proxy's iptables-mode chains written by iptables-nft \([^)]*table ip nat[^)]*\); .*run iptables-save/m);
+      expect(r.code, args.join(' ')).toBe(0); // lint: warnings only, as on iptables-save
+      expect(r.stderr).toMatch(/^kpx: .*nft-ruleset\.txt: kube-proxy's iptables-mode rules read from the nft listing of iptables-nft's tables \([^)]*table ip nat[^)]*\): .*Service names .* are unknown; iptables-save shows them/m);
       noStack(r.stderr);
     }
-    // With the node's iptables-save beside it, the same bundle answers.
+    expect(kpx(['services', '-i', only]).stdout).toContain('10.96.0.10:53/udp');
+    expect(kpx(['trace', '10.96.0.10:53/udp', '-i', only]).stdout).toMatch(/50%\s+DNAT → 10\.244\.0\.2:53/);
+    // With the node's iptables-save beside it, iptables-save answers (names and all), and the view is not read.
     const both = bundle('iptables-nft-view-and-save', ['nft-ruleset.txt', 'iptables-save.txt', 'ip-addr.txt', 'ip-route.txt']);
     const r = kpx(['services', '-i', both]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('kube-system/kube-dns:dns');
+    expect(r.stderr).not.toMatch(/read from the nft listing/);
   });
 
   it('services on a file that is not a dump says so first, prints no "no Services", exits 3', () => {

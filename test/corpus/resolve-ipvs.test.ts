@@ -19,7 +19,7 @@ const texts = (s: Pick<ServicePort, 'problems'>) => s.problems.map(problemText);
 const ipvsFile = (name: string) => join(corpusDir(), 'ipvs', `${name}.ipvs`);
 const ipsetFile = (name: string) => join(corpusDir(), 'ipset', `${name}.ipset`);
 const lineOf = (file: string, text: string) => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
-const eps = (s: ServicePort) => s.endpoints.map((e) => `${e.ip}:${e.port} p=${e.probability.toFixed(3)} local=${e.local}`);
+const eps = (s: ServicePort) => s.endpoints.map((e) => `${e.ip}:${e.port} p=${e.probability!.toFixed(3)} local=${e.local}`);
 const summary = (s: ServicePort) => ({
   id: s.id,
   clusterIP: s.clusterIP,
@@ -154,7 +154,7 @@ describe('other IPVS samples (ipvsadm only)', () => {
     const used = new Set([...r.services.flatMap((s) => Object.values(s.chains)), ...r.others.filter((o) => o.kind === 'virtual-server').map((o) => o.name)]);
     for (const vs of snap.ipvs.flatMap((d) => d.virtualServers)) expect(used, virtualServerKey(vs)).toContain(virtualServerKey(vs));
     for (const s of r.services) {
-      const sum = s.endpoints.reduce((a, e) => a + e.probability, 0);
+      const sum = s.endpoints.reduce((a, e) => a + e.probability!, 0);
       if (s.state === 'healthy') expect(sum).toBeCloseTo(1, 9);
       for (const e of s.endpoints) expect(e.evidence.length).toBeGreaterThan(0);
       expect(s.evidence.length).toBeGreaterThan(0);

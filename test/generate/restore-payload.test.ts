@@ -19,7 +19,7 @@ afterAll(() => nodes.forEach((n) => n.cleanup()));
 /** What a Service is, for comparing two readings of one node (not where the evidence is). */
 function essence(s: ServicePort) {
   const fields = Object.fromEntries(SCHEMA_FIELDS.map((f) => [f, s[f]]));
-  return { ...fields, endpoints: s.endpoints.map((e) => `${e.ip}:${e.port} ${e.probability.toFixed(9)} ${e.local}`).sort() };
+  return { ...fields, endpoints: s.endpoints.map((e) => `${e.ip}:${e.port} ${e.probability!.toFixed(9)} ${e.local}`).sort() };
 }
 
 describe('the generator writes kube-proxy restore payloads kpx reads like the dump', () => {

@@ -108,14 +108,14 @@ describe('graph', () => {
         for (const e of g.edges) expect(g.nodes.some((n) => n.id === e.from) && g.nodes.some((n) => n.id === e.to)).toBe(true);
         // Edges into a Service's endpoints carry each endpoint's share (not the ladder's conditional
         // probability, not numgen's 1/n of one rule): for a Service with several endpoints they add up to 100%.
-        const ladder = r.services.find((t) => t.endpoints.length >= 3 && t.endpoints.every((e) => e.probability > 0 && e.via !== undefined))!;
+        const ladder = r.services.find((t) => t.endpoints.length >= 3 && t.endpoints.every((e) => e.probability! > 0 && e.via !== undefined))!;
         expect(ladder, 'a Service with three or more endpoints').toBeDefined();
         let total = 0;
         for (const e of ladder.endpoints) {
           const host = e.ip.includes(':') ? `[${e.ip}]:${e.port}` : `${e.ip}:${e.port}`;
           const target = mode === 'ipvs' ? (id: string) => id === `ep:${host}` : (id: string) => id.endsWith(`:${e.via}`) || id.endsWith(`/${e.via}`);
           const labels = g.edges.filter((x) => target(x.to)).map((x) => x.label ?? '');
-          const share = `${(e.probability * 100).toFixed(1).replace(/\.0$/, '')}%`;
+          const share = `${(e.probability! * 100).toFixed(1).replace(/\.0$/, '')}%`;
           expect(labels.length, `${ladder.id} ${host}`).toBeGreaterThan(0);
           // (An affinity rule's jump into the same chain is another, unlabelled edge.)
           expect(labels.some((l) => l.startsWith(share)), `${ladder.id} ${host}: ${JSON.stringify(labels)}`).toBe(true);
@@ -183,7 +183,7 @@ describe('reverse lookup', () => {
     const local = lb.endpoints.find((e) => e.local === true)!;
     const remote = lb.endpoints.find((e) => e.local === false)!;
     const lr = reverseLookup(s, r, { ip: local.ip, port: local.port! }).matches.find((m) => m.name === 'loadbalancer-local')!;
-    expect(lr.frontends.map((f) => [f.kind, Number(f.probability.toFixed(6)), f.policy])).toEqual([
+    expect(lr.frontends.map((f) => [f.kind, Number(f.probability!.toFixed(6)), f.policy])).toEqual([
       ['clusterIP', Number((1 / 3).toFixed(6)), 'Cluster'],
       ['nodePort', 1, 'Local'],
       ['loadBalancerIP', 1, 'Local'],

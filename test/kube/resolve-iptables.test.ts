@@ -61,7 +61,7 @@ function compareWithTruth(node: GeneratedNode) {
     if (JSON.stringify(gotEps) !== JSON.stringify(wantEps)) mismatches.push(`${key(t)} endpoints: got ${gotEps.join(' ')}, truth ${wantEps.join(' ')}`);
     for (const e of s.endpoints) {
       const want = t.endpoints.find((x) => x.ip === e.ip && x.port === e.port);
-      if (want && Math.abs(want.probability - e.probability) > 1e-6) mismatches.push(`${key(t)} ${e.ip} probability ${e.probability} vs ${want.probability}`);
+      if (want && Math.abs(want.probability - e.probability!) > 1e-6) mismatches.push(`${key(t)} ${e.ip} probability ${e.probability} vs ${want.probability}`);
     }
     if (s.hashVerified === false) mismatches.push(`${key(t)} hash not verified: ${s.problems.join('; ')}`);
   }

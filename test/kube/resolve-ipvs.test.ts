@@ -32,7 +32,7 @@ const byId = (r: Resolution, id: string): ServicePort => {
   if (!s) throw new Error(`no service ${id}; have ${r.services.map((x) => x.id).join(', ')}`);
   return s;
 };
-const eps = (s: ServicePort) => s.endpoints.map((e) => `${e.ip}:${e.port} p=${e.probability.toFixed(3)} local=${e.local}`);
+const eps = (s: ServicePort) => s.endpoints.map((e) => `${e.ip}:${e.port} p=${e.probability!.toFixed(3)} local=${e.local}`);
 
 describe('resolveIpvs: every Service shape (fixtures/ipvs-mode/shapes, hand-made)', () => {
   let r: Resolution;
@@ -345,7 +345,7 @@ describe.each([
       internalTrafficPolicy: x.internalTrafficPolicy,
       sessionAffinity: x.sessionAffinity,
       state: x.state,
-      endpoints: x.endpoints.map((e) => `${hp(e.ip, e.port ?? 0, '')} ${e.probability.toFixed(6)} ${e.local}`).sort(),
+      endpoints: x.endpoints.map((e) => `${hp(e.ip, e.port ?? 0, '')} ${e.probability!.toFixed(6)} ${e.local}`).sort(),
     });
     const checked = truth.filter(determinable);
     expect(checked.length).toBeGreaterThan(truth.length / 2);
@@ -384,7 +384,7 @@ describe.each([
       const s = mine.get(hp(t.clusterIP, t.port, t.protocol))!;
       const local = t.endpoints.filter((e) => e.local);
       expect(epKeys(s.endpoints)).toEqual(epKeys(local));
-      expect(s.endpoints.every((e) => e.local === true && Math.abs(e.probability - 1 / local.length) < 1e-9)).toBe(true);
+      expect(s.endpoints.every((e) => e.local === true && Math.abs(e.probability! - 1 / local.length) < 1e-9)).toBe(true);
       expect(s.state).toBe(local.length ? 'healthy' : 'no-endpoints');
     }
   });

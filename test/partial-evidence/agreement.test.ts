@@ -14,6 +14,10 @@ import { tracePacket, type SourceSpec } from '../../src/trace/trace.js';
 import { chalkInit } from '../../src/render/colors.js';
 import { renderTraceText } from '../../src/render/trace.js';
 import { KIND, snapshotOf } from '../lint/helpers.js';
+import { readFileSync } from 'node:fs';
+
+/** A file of samples/iptables-mode-node (real tools' output: see samples/README.md). */
+const NODE = (f: string) => readFileSync(new URL(`../../samples/iptables-mode-node/${f}`, import.meta.url), 'utf8');
 
 async function all(files: Record<string, string>, dest: string, from: SourceSpec = 'pod', nodeIps: string[] = []) {
   const snap = await snapshotOf(files, nodeIps);
@@ -34,7 +38,7 @@ async function all(files: Record<string, string>, dest: string, from: SourceSpec
 
 /** No claim of a rejection unless a REJECT rule is in the text; no NONE where evidence is missing. */
 function honest(r: Awaited<ReturnType<typeof all>>) {
-  if (!/-j REJECT/.test(r.text)) expect(r.findings.filter((f) => /reject/i.test(f))).toEqual([]);
+  if (!/-j REJECT|\sreject(\s|$)/m.test(r.text)) expect(r.findings.filter((f) => /reject/i.test(f))).toEqual([]);
   expect(r.total).toBe(1);
 }
 
@@ -188,5 +192,100 @@ describe('services, trace and lint agree on partial evidence', () => {
     expect(r.rendered).not.toMatch(/passes on unchanged|no rule claimed/);
     expect(r.findings).toEqual([]);
     honest(r);
+  });
+
+  // `nft list ruleset` of samples/iptables-mode-node: the iptables-nft tables kube-proxy's iptables mode
+  // wrote, as nft 1.0.6 prints them (no comments, `xt match recent`/`sctp` residue, native `meta random`).
+  it('the nft view of an iptables-nft node alone: the same Services, endpoints, shares, policies and DNATs as its iptables-save; names unknown, affinity timeout unknown', async () => {
+    const base = { 'ip-addr.txt': NODE('ip-addr.txt'), 'ip-route.txt': NODE('ip-route.txt') };
+    const viaSave = await resolveServices(await snapshotOf({ 'iptables-save.txt': NODE('iptables-save.txt'), ...base }));
+    const viaNft = await resolveServices(await snapshotOf({ 'nft-ruleset.txt': NODE('nft-ruleset.txt'), ...base }));
+    const key = (s: ServicePort) => `${s.clusterIP ?? '-'}:${s.port}/${s.protocol}`;
+    const withVip = viaSave.services.filter((s) => s.clusterIP !== null);
+    expect(withVip.length).toBeGreaterThan(20);
+    for (const want of withVip) {
+      const got = viaNft.services.find((s) => key(s) === key(want));
+      expect(got, key(want)).toBeDefined();
+      expect(got!.name).toBeNull(); // nft does not print kube-proxy's comments: no name is invented
+      expect(got!.identifiedBy).toBe('address');
+      const eps = (s: ServicePort, shares: boolean) => s.endpoints.map((e) => `${e.ip}:${e.port}${shares ? ` ${e.probability}` : ''} ${e.local}`).sort();
+      // A Service port without endpoints has no chains: its REJECT rules, without their comments, do not
+      // say that the cluster IP and the node port are one Service — the node port is listed on its own.
+      const split = want.endpoints.length === 0 && want.nodePort !== null && got!.nodePort === null;
+      if (split) expect(viaNft.services.find((s) => s.id === `nodeport-${want.nodePort}/${want.protocol}`)?.state, key(want)).toBe(want.state);
+      expect({ state: got!.state, nodePort: split ? want.nodePort : got!.nodePort, etp: got!.externalTrafficPolicy, itp: got!.internalTrafficPolicy, eps: eps(got!, true) }, key(want)).toEqual({
+        state: want.state,
+        nodePort: want.nodePort,
+        etp: want.externalTrafficPolicy,
+        itp: want.internalTrafficPolicy,
+        eps: eps(want, true),
+      });
+      // Affinity is seen (`xt match recent`), its timeout is not: unknown, not kube-proxy's default.
+      expect(got!.sessionAffinity, key(want)).toEqual(want.sessionAffinity ? { timeoutSeconds: null } : null);
+      if (want.sessionAffinity) expect(got!.problems.map((p) => p.code)).toContain('affinity-hidden');
+    }
+    // The trace walks the same rules to the same DNATs.
+    for (const dest of ['10.96.0.10:53/udp', '10.110.189.65:80/tcp', '10.98.104.67:80/tcp']) {
+      const a = await all({ 'iptables-save.txt': NODE('iptables-save.txt'), ...base }, dest);
+      const b = await all({ 'nft-ruleset.txt': NODE('nft-ruleset.txt'), ...base }, dest);
+      expect(b.outcomes, dest).toEqual(a.outcomes);
+      expect(b.rendered).not.toMatch(/cannot tell|no rule claimed/);
+    }
+    // The SCTP endpoints' DNAT rules carry `-m sctp`, printed as `xt match sctp`: the trace does not
+    // pretend to know it matches — it forks on it, naming the match and its line.
+    const sctp = await all({ 'nft-ruleset.txt': NODE('nft-ruleset.txt'), ...base }, '10.111.158.50:3868/sctp');
+    expect(sctp.outcomes).toContainEqual(['DNAT', 0.5, '10.244.0.16:3868']);
+    expect(sctp.rendered).toMatch(/if `xt match sctp` does not match \(nft-ruleset\.txt:\d+\)/);
+    // Lint finds what iptables-save's lint finds (Services without endpoints), and nothing the view created.
+    const lintSave = await all({ 'iptables-save.txt': NODE('iptables-save.txt'), ...base }, '10.96.0.10:53/udp');
+    const lintNft = await all({ 'nft-ruleset.txt': NODE('nft-ruleset.txt'), ...base }, '10.96.0.10:53/udp');
+    const ids = (f: string[]) => [...new Set(f.map((x) => x.split(':')[0]))].sort();
+    expect(ids(lintNft.findings)).toEqual(ids(lintSave.findings));
+    expect(lintNft.findings.filter((f) => /are rejected/.test(f)).length).toBeGreaterThan(0);
+  });
+
+  it('the nft view where `-m statistic` is only `xt match statistic`: shares unknown in services, trace forks on that match, lint invents no ladder error', async () => {
+    // The same listing as an iptables-nft without a native translation of `-m statistic` prints it.
+    const text = NODE('nft-ruleset.txt').replace(/meta random & 2147483647 < \d+/g, 'xt match statistic');
+    expect(text).toContain('xt match statistic');
+    const r = await all({ 'nft-ruleset.txt': text, 'ip-addr.txt': NODE('ip-addr.txt'), 'ip-route.txt': NODE('ip-route.txt') }, '10.96.0.10:53/udp');
+    const dns = r.service('10.96.0.10:53/udp');
+    expect(dns.state).toBe('healthy');
+    expect(dns.endpoints.map((e) => [e.ip, e.probability])).toEqual([
+      ['10.244.0.2', null],
+      ['10.244.1.2', null],
+    ]);
+    expect(dns.problems).toEqual([{ code: 'share-hidden', chain: 'KUBE-SVC-TCOU7JCQXEZGVUNU', match: 'xt match statistic' }]);
+    // Two scenarios, one per way the hidden match goes, each naming it and its line; never an invented 50/50.
+    expect(r.outcomes.map((o) => o[0])).toEqual(['DNAT', 'DNAT']);
+    expect(r.outcomes.map((o) => o[2]).sort()).toEqual(['10.244.0.2:53', '10.244.1.2:53']);
+    expect(r.rendered).toMatch(/if `xt match statistic` matches \(nft-ruleset\.txt:\d+\)/);
+    expect(r.rendered).toMatch(/if `xt match statistic` does not match \(nft-ruleset\.txt:\d+\)/);
+    expect(r.rendered).not.toMatch(/50(\.0+)?%/);
+    expect(r.findings.filter((f) => f.startsWith('probability-ladder'))).toEqual([]);
+    expect(r.total).toBe(2); // each of the two scenarios' outcomes sums to 1
+  });
+
+  // `iptables-save | grep QATUYZLPU4I4HE4S` of the kind node in kubernetes/kubernetes#114470
+  // (https://github.com/kubernetes/kubernetes/pull/114470): the NodePort rule and the KUBE-EXT chain, no
+  // KUBE-SVC chain and no cluster IP.
+  const EXT_ONLY = `-A KUBE-EXT-QATUYZLPU4I4HE4S -s 10.244.0.0/16 -m comment --comment "pod traffic for default/nodeport-service external destinations" -j KUBE-SVC-QATUYZLPU4I4HE4S
+-A KUBE-EXT-QATUYZLPU4I4HE4S -m comment --comment "masquerade LOCAL traffic for default/nodeport-service external destinations" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ
+-A KUBE-EXT-QATUYZLPU4I4HE4S -m comment --comment "route LOCAL traffic for default/nodeport-service external destinations" -m addrtype --src-type LOCAL -j KUBE-SVC-QATUYZLPU4I4HE4S
+-A KUBE-NODEPORTS -p tcp -m comment --comment "default/nodeport-service" -m tcp --dport 31964 -j KUBE-EXT-QATUYZLPU4I4HE4S
+`;
+  it('a Service known only by its KUBE-EXT chain: named from the chain\'s comments (hash verified); without them, by its node port — never KUBE-EXT-…/?', async () => {
+    const r = await all({ 'grep.txt': EXT_ONLY }, '192.168.8.2:31964/tcp', 'pod', ['192.168.8.2']);
+    const s = r.service('default/nodeport-service/tcp');
+    expect(s).toMatchObject({ name: 'nodeport-service', nodePort: 31964, state: 'unknown', hashVerified: true });
+    expect(s.problems.map((p) => p.code)).toEqual(['service-chain-absent']);
+    expect(r.outcomes.every((o) => o[0] === 'UNKNOWN' && o[2] === 'chain-missing')).toBe(true);
+    expect(r.findings).toEqual([]);
+    // The same rules without their comments (as the nft view of iptables-nft prints them).
+    const bare = EXT_ONLY.replace(/ -m comment --comment "[^"]*"/g, '');
+    const b = await all({ 'grep.txt': bare }, '192.168.8.2:31964/tcp', 'pod', ['192.168.8.2']);
+    expect(b.service('nodeport-31964/tcp')).toMatchObject({ name: null, nodePort: 31964, protocol: 'tcp', state: 'unknown' });
+    expect(b.outcomes.every((o) => o[0] === 'UNKNOWN' && o[2] === 'chain-missing')).toBe(true);
+    expect(b.findings).toEqual([]);
   });
 });

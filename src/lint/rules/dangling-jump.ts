@@ -63,6 +63,8 @@ export default createRule({
           continue;
         }
         if (c !== undefined && c.line !== undefined) continue;
+        // A table cut mid-way (no COMMIT, or an nft listing without its closing brace): the chain may be past the cut.
+        if (c === undefined && !t.table.committed) continue;
         const first = refs[0];
         const appended = c?.rules ?? [];
         const related = [...refs.slice(1), ...appended].map(ruleRelated);

@@ -1,5 +1,5 @@
 import { createRule } from '../rule.js';
-import { serviceOfVs, virtualServers, vsText } from '../ipvs-util.js';
+import { cutListings, serviceOfVs, virtualServers, vsText } from '../ipvs-util.js';
 
 export default createRule({
   id: 'ipvs-all-weights-zero',
@@ -20,8 +20,9 @@ export default createRule({
     },
   },
   check(ctx) {
+    const { cut } = cutListings(ctx);
     for (const { key, vs } of virtualServers(ctx)) {
-      if (vs.realServers.length === 0 || vs.realServers.some((r) => r.weight === undefined || r.weight > 0)) continue;
+      if (cut.has(vs) || vs.realServers.length === 0 || vs.realServers.some((r) => r.weight === undefined || r.weight > 0)) continue;
       ctx.report({
         messageId: 'zero',
         data: { vs: key, n: vs.realServers.length },

@@ -1,7 +1,7 @@
 import { formatIp } from '../../model/addr.js';
 import type { IpSet } from '../../model/ipset.js';
 import { createRule } from '../rule.js';
-import { serviceOfVs, virtualServers, vsText } from '../ipvs-util.js';
+import { cutListings, serviceOfVs, virtualServers, vsText } from '../ipvs-util.js';
 
 /** kube-proxy's sets of Service VIP,proto:port entries (IPv6 sets are named KUBE-6-…). */
 const VIP_SETS = ['KUBE-CLUSTER-IP', 'KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL', 'KUBE-LOAD-BALANCER'];
@@ -44,6 +44,8 @@ export default createRule({
     if (!sets.some((s) => baseName(s.name) === 'KUBE-CLUSTER-IP')) return;
     const entries = new Set<string>();
     const k = (family: number, ip: string, proto: string, port: number) => `${family}|${ip}|${proto.toLowerCase()}|${port}`;
+    // A cut listing lacks the virtual servers past the cut: an entry without one proves nothing.
+    if (cutListings(ctx).any) return;
     for (const s of sets) {
       for (const m of s.members) {
         const [ip, port] = m.parts;

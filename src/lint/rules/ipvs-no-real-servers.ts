@@ -1,5 +1,5 @@
 import { createRule } from '../rule.js';
-import { serviceOfVs, virtualServers, vsText } from '../ipvs-util.js';
+import { cutListings, serviceOfVs, virtualServers, vsText } from '../ipvs-util.js';
 
 export default createRule({
   id: 'ipvs-no-real-servers',
@@ -20,8 +20,9 @@ export default createRule({
     },
   },
   check(ctx) {
+    const { cut } = cutListings(ctx);
     for (const { key, vs } of virtualServers(ctx)) {
-      if (vs.realServers.length > 0) continue;
+      if (vs.realServers.length > 0 || cut.has(vs)) continue; // a cut listing's last virtual server: its real servers are past the cut
       ctx.report({ messageId: 'empty', data: { vs: key }, file: vs.file, line: vs.line, column: vs.column, text: vsText(vs), ...serviceOfVs(ctx, key) });
     }
   },

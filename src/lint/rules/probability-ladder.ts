@@ -49,10 +49,11 @@ export default createRule({
         for (const r of unrepeated(c.rules).rules) {
           const target = jumpTarget(r);
           if (!target || !target.startsWith('KUBE-SEP-')) continue;
-          if (r.matches.some((m) => m.kind === 'recent')) continue; // session-affinity rules
+          if (r.matches.some((m) => m.kind === 'recent' || (m.kind === 'unsupported' && m.residue && m.module === 'recent'))) continue; // session-affinity rules
           eps.push(r);
         }
-        if (eps.length === 0) continue;
+        // The nft view of iptables-nft shows some statistic matches only as `xt match statistic`: the ladder is not in the evidence.
+        if (eps.length === 0 || eps.some((r) => r.matches.some((m) => m.kind === 'unsupported' && m.residue))) continue;
         const n = eps.length;
         const { shares, leftover, unreachableFrom } = ladderShares(eps.map(probabilityOf));
         const svc = serviceLabelOf(ctx, ctx.serviceOfChain(t.ruleset.file, 'nat', c.name));

@@ -32,7 +32,8 @@ export default createRule({
       if (s.mode === 'ipvs' || s.state !== 'no-endpoints') continue;
       // Say "rejected" only when a rule in the dumps rejects (not for a Service chain with no endpoint rule).
       // (iptables: a `has no endpoints` REJECT rule; nftables: a no-endpoint map element to reject-chain).
-      const rejecting = s.evidence.some((e) => (/has no endpoints/.test(e.text) && /-j REJECT\b/.test(e.text)) || /: (goto|jump) reject-chain$/.test(e.text));
+      // (the nft view of iptables-nft prints kube-proxy's REJECT rule without its comment: `… tcp dport 80 … reject`).
+      const rejecting = s.evidence.some((e) => (/has no endpoints/.test(e.text) && /-j REJECT\b/.test(e.text)) || /: (goto|jump) reject-chain$/.test(e.text) || /\sdport \d+ .*\breject( with [\w -]+)?$/.test(e.text));
       const reject = s.evidence.find((e) => /has no endpoints/.test(e.text)) ?? s.evidence[0];
       if (!reject) continue;
       const where = [s.clusterIP ? `${s.clusterIP}:${s.port}/${s.protocol}` : undefined, s.nodePort !== null ? `NodePort ${s.nodePort}` : undefined].filter(Boolean).join(', ') || `port ${s.port}`;

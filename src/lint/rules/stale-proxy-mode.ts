@@ -45,7 +45,8 @@ export default createRule({
       const c = chains[0];
       ctx.report({ messageId: 'iptablesAndNft', data: { count }, file: c.file, line: c.line, column: 1, text: `:${c.name} - [0:0]`, related: [{ file: kp.file, line: kp.line, text: `table ${kp.family} ${kp.name}` }] });
     }
-    if (snap.ipvs.some((d) => d.view !== 'connections')) {
+    // (Not when a listing was cut mid-way: the virtual servers past the cut are not in it.)
+    if (snap.ipvs.some((d) => d.view !== 'connections') && !snap.ipvs.some((d) => d.truncated)) {
       const vsIps = new Set<string>();
       for (const d of snap.ipvs) for (const vs of d.virtualServers) if (vs.ip) vsIps.add(formatIp(vs.ip));
       for (const i of snap.interfaces) {

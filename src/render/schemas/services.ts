@@ -3,7 +3,7 @@ import { arr, bool, document, evidence, int, mapOf, nullable, num, obj, oneOfStr
 
 export const SERVICES_VERSION = 1;
 
-const endpoint = obj({ ip: str, port: nullable(int), probability: num, local: nullable(bool) }, { via: str, weight: int, evidence: arr(evidence) });
+const endpoint = obj({ ip: str, port: nullable(int), probability: nullable(num), local: nullable(bool) }, { via: str, weight: int, evidence: arr(evidence) });
 
 export const servicePort = obj(
   {
@@ -20,7 +20,7 @@ export const servicePort = obj(
     loadBalancerSourceRanges: arr(str),
     externalTrafficPolicy: oneOfStr('Cluster', 'Local'),
     internalTrafficPolicy: oneOfStr('Cluster', 'Local'),
-    sessionAffinity: nullable(obj({ timeoutSeconds: int })),
+    sessionAffinity: nullable(obj({ timeoutSeconds: nullable(int) })),
     state: oneOfStr('healthy', 'no-endpoints', 'no-local-endpoints', 'partial', 'unknown'),
     endpoints: arr(endpoint),
     mode: oneOfStr('iptables', 'ipvs', 'nftables'),

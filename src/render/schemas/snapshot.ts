@@ -48,7 +48,7 @@ const summary = obj({
   mode: str,
   endpoints: int,
 });
-const endpointRef = obj({ address: str, local: nullable(bool), probability: num });
+const endpointRef = obj({ address: str, local: nullable(bool), probability: nullable(num) });
 const ruleRef = obj({ text: str, file: str, line: int });
 const side = obj({ name: str, files: arr(str), servicePorts: int });
 
@@ -87,7 +87,7 @@ export const DIFF_SCHEMA = document(
   }),
 );
 
-const frontend = obj({ kind: oneOfStr('clusterIP', 'nodePort', 'externalIP', 'loadBalancerIP'), address: nullable(str), port: int, protocol: str, probability: num, policy: oneOfStr('Cluster', 'Local') }, { note: str });
+const frontend = obj({ kind: oneOfStr('clusterIP', 'nodePort', 'externalIP', 'loadBalancerIP'), address: nullable(str), port: int, protocol: str, probability: nullable(num), policy: oneOfStr('Cluster', 'Local') }, { note: str });
 
 export const REVERSE_SCHEMA = document(
   'reverse',
