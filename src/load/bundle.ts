@@ -33,12 +33,12 @@ export function specialKind(st: Stats): string | undefined {
 
 const NOT_OPENED = 'kpx reads regular files in a bundle and never opens pipes, sockets or devices (it could wait forever or read without end); not read';
 
-/** Append the bundle's entries under `dir` to `out`, in name order. */
-export function walkBundle(dir: string, out: RawInput[]): void {
+/** Append the bundle's entries under `dir` to `out`, in name order (`all`: kpx's own files and notes too). */
+export function walkBundle(dir: string, out: RawInput[], opts: { readonly all?: boolean } = {}): void {
   const seen = new Map<string, string>();
   const st = safeStat(dir);
   if (st) seen.set(dirKey(st), dir);
-  walk(dir, out, 0, seen, st ? [dirKey(st)] : []);
+  walk(dir, out, 0, seen, st ? [dirKey(st)] : [], opts.all === true);
 }
 
 const dirKey = (st: Stats) => `${st.dev}:${st.ino}`;
@@ -51,7 +51,7 @@ function safeStat(p: string): Stats | undefined {
   }
 }
 
-function walk(dir: string, out: RawInput[], depth: number, seen: Map<string, string>, ancestors: string[]): void {
+function walk(dir: string, out: RawInput[], depth: number, seen: Map<string, string>, ancestors: string[], all: boolean): void {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -102,9 +102,7 @@ function walk(dir: string, out: RawInput[], depth: number, seen: Map<string, str
         continue;
       }
       seen.set(key, p);
-      const before = out.length;
-      walk(p, out, depth + 1, seen, [...ancestors, key]);
-      if (out.length === before) continue; // an empty sub-directory holds nothing to miss
+      walk(p, out, depth + 1, seen, [...ancestors, key], all);
       continue;
     }
     const special = specialKind(st);
@@ -112,7 +110,7 @@ function walk(dir: string, out: RawInput[], depth: number, seen: Map<string, str
       out.push({ path: p, bytes: 0, unreadable: `${via}${special}: ${NOT_OPENED}`, unreadableCode: 'input/special-file' });
       continue;
     }
-    if (IGNORED_NAMES.test(name)) continue;
+    if (!all && IGNORED_NAMES.test(name)) continue;
     const why = openable(p);
     out.push(why === undefined ? fileInput(p, st.size) : { path: p, bytes: 0, unreadable: via ? `${via}${why}` : why });
   }

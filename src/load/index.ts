@@ -129,6 +129,24 @@ export interface ParsedFile {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/**
+ * The whole text of one file, under the input layer's limits (a .gz inflated), for code that
+ * rewrites files rather than parsing them (redact). Throws InputLimitError, InputError for
+ * data that does not inflate, or the file system's error.
+ */
+export async function readTextFile(input: RawInput, limits: InputLimits = inputLimits()): Promise<string> {
+  if (input.unreadable !== undefined) throw new InputError(`${input.path}: ${input.unreadable}`);
+  if (input.text !== undefined) return input.text;
+  const big = tooBigOnDisk(input.bytes, limits);
+  if (big) throw big;
+  try {
+    return await readWhole(input.open!(limits, { bytes: 0, gzip: false }), 'these');
+  } catch (e) {
+    if (e instanceof NotGzip) throw new InputError(`${input.path}: not a readable gzip file (${e.message})`);
+    throw e;
+  }
+}
+
 /** Decoded text sniffed before the format is known (headLines() looks at the first 64 KiB). */
 const HEAD_CHARS = 64 * 1024;
 
