@@ -31,7 +31,7 @@ export interface UnusableInput {
 export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
   const out: UnusableInput[] = [];
   for (const f of s.files) {
-    const d = f.diagnostics.find((x) => x.severity === 'error' && UNUSABLE.has(x.code));
+    const d = f.diagnostics.find((x) => (x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code));
     if (d) out.push({ path: f.path, why: d.code === 'input/unknown-format' ? 'not a dump kpx reads' : d.message });
   }
   return out;

@@ -60,6 +60,37 @@ export function openable(path: string): string | undefined {
  * inside a bundle, only regular files are (./bundle.ts).
  */
 export function readInputs(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
+  const out = readAll(paths, stdin);
+  if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
+  return onceEach(out);
+}
+
+/**
+ * The same file named twice (`-i f -i f`, a symlink beside its target, a bundle and a file in it):
+ * read once, the other names listed as duplicates — two copies would count every Service twice.
+ */
+function onceEach(inputs: RawInput[]): RawInput[] {
+  const first = new Map<string, string>();
+  return inputs.map((x) => {
+    if (x.unreadable !== undefined || x.open === undefined || x.path === '<stdin>') return x;
+    let key: string;
+    try {
+      const st = statSync(x.path);
+      if (!st.isFile()) return x;
+      key = `${st.dev}:${st.ino}`;
+    } catch {
+      return x;
+    }
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, x.path);
+      return x;
+    }
+    return { path: x.path, bytes: x.bytes, unreadable: `the same file as ${earlier}, read once`, unreadableCode: 'input/duplicate' };
+  });
+}
+
+function readAll(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
   const out: RawInput[] = [];
   for (const p of paths) {
     if (p === '-') {
@@ -83,7 +114,6 @@ export function readInputs(paths: readonly string[], stdin?: () => Buffer): RawI
     const why = openable(p);
     out.push(why === undefined ? fileInput(p, st.isFile() ? st.size : 0) : { path: p, bytes: 0, unreadable: why });
   }
-  if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
   return out;
 }
 
@@ -152,7 +182,8 @@ const HEAD_CHARS = 64 * 1024;
 
 /** The one-row result for an input that gave nothing (unreadable, refused). */
 function notRead(input: RawInput, code: string, message: string, format: ParsedFile['format'] = 'unknown', bytes = input.bytes): ParsedFile {
-  return { path: input.path, bytes, format, diagnostics: [diagnostic('error', code, message, input.path, 1, 1)] };
+  // A duplicate is no loss: its content is read under its first name.
+  return { path: input.path, bytes, format, diagnostics: [diagnostic(code === 'input/duplicate' ? 'warning' : 'error', code, message, input.path, 1, 1)] };
 }
 
 /** Why reading failed, as a diagnostic's code and message; undefined for a bug (rethrown). */
