@@ -125,10 +125,13 @@ async function run(command: (typeof COMMANDS)[number], dir: string, file: string
   }
 }
 
+/** Cases per run: 200 by default (KPX_MUTATION_RUNS to change it). */
+const RUNS = Number(process.env.KPX_MUTATION_RUNS ?? 200);
+
 const JSON_OUT = new Set(['inspect', 'services', 'trace', 'lint', 'reverse', 'diff', 'dump']);
 
 describe('mutated real dumps through every command', () => {
-  it('never an internal error; exit codes 0–3; JSON that parses (fixed seed, 240 cases)', async () => {
+  it(`never an internal error; exit codes 0–3; JSON that parses (fixed seed, ${RUNS} cases)`, async () => {
     let n = 0;
     const seen = new Map<string, number>();
     await fc.assert(
@@ -164,9 +167,10 @@ describe('mutated real dumps through every command', () => {
           if (JSON_OUT.has(command) && r.stdout.trim() !== '') expect(() => JSON.parse(r.stdout), command).not.toThrow();
         },
       ),
-      { seed: 23, numRuns: 240, endOnFailure: true },
+      { seed: 23, numRuns: RUNS, endOnFailure: true },
     );
     // Every command was exercised (not a vacuous run).
     for (const c of COMMANDS) expect(seen.get(c) ?? 0, c).toBeGreaterThan(3);
-  });
+    console.log(`mutation run: ${RUNS} cases, ${[...seen].map(([c, k]) => `${c} ${k}`).join(', ')}`);
+  }, 900_000);
 });
