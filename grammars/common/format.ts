@@ -4,6 +4,7 @@
  * a run pays Chevrotain's start-up only for the formats present.
  */
 import type { Diagnostic } from './source.js';
+import type { TextStream } from './stream.js';
 
 export type FormatId =
   | 'iptables-save'
@@ -58,4 +59,12 @@ export interface FormatParser<T = unknown> {
    * get big (iptables-save) report how far they are through `progress`, now and then.
    */
   parse(text: string, file: string, progress?: ParseProgress): ParsedInput<T>;
+  /**
+   * Readers that can read as the text streams in (issue 23) implement this too, and kpx then
+   * calls it instead of parse(): blocks of whole lines arrive as the file is read (linesOf()
+   * gives them line by line, numbered), so memory follows what the reader keeps. The text is
+   * the same parse() would get; a stream may stop with an error (a limit reached, a read
+   * failing): let it propagate. Readers without it get the whole text, up to --max-input-size.
+   */
+  parseStream?(text: TextStream, file: string, progress?: ParseProgress): Promise<ParsedInput<T>>;
 }

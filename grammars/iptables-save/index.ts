@@ -6,7 +6,8 @@
 import type { IToken, IRecognitionException, ILexingError, Lexer } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import type { ParseProgress } from '../common/format.js';
-import { indentOf, noiseKind, splitInput, type InputText } from '../common/text.js';
+import { indentOf, noiseKind } from '../common/text.js';
+import type { TextStream } from '../common/stream.js';
 import { lineTools, type LineFailure, type LineReader } from './parser.js';
 import { refineOptions, resetInterned, UnterminatedString } from './tokens.js';
 import type { DocumentEntry, LineSyntax, RuleItem, SaveComment } from '../common/iptables-syntax.js';
@@ -90,18 +91,45 @@ const enum LineKind {
  * on its own over its slice of the tokens, so one bad line still gives one diagnostic.
  */
 export function scanIptablesSave(text: string, file: string, sink: IptablesSaveSink, progress?: ParseProgress): IptablesSaveScan {
-  const input = splitInput(text);
-  const { lexer, reader } = lineTools();
-  resetInterned();
-  reader.resetScan();
-  scanning = true;
+  const scanner = new IptablesSaveScanner(file, sink, progress === undefined ? undefined : (done) => progress(done, total));
+  // Only the whole text's line count is known up front; a stream estimates it (scanIptablesSaveStream).
+  const total = progress === undefined ? 0 : countLines(text);
   try {
-    return scanLines(text, input, file, sink, lexer, reader, progress);
+    scanner.push(text);
+    return scanner.end();
   } finally {
-    scanning = false;
-    resetInterned();
-    reader.resetScan();
+    scanner.close();
   }
+}
+
+/**
+ * The same reading over a stream of blocks of whole lines (grammars/common/stream.ts), as they
+ * are read: line numbers, columns and the lines joined across a pasted stderr warning are the
+ * same as for the whole text, wherever the blocks are cut.
+ */
+export async function scanIptablesSaveStream(stream: TextStream, file: string, sink: IptablesSaveSink, progress?: ParseProgress): Promise<IptablesSaveScan> {
+  const scanner = new IptablesSaveScanner(
+    file,
+    sink,
+    progress === undefined
+      ? undefined
+      : (done) => {
+          const f = stream.fraction();
+          progress(done, f !== undefined && f > 0 ? Math.max(done, Math.round(done / f)) : done);
+        },
+  );
+  try {
+    for await (const block of stream) scanner.push(block);
+    return scanner.end();
+  } finally {
+    scanner.close();
+  }
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.length > 0 && text.charCodeAt(text.length - 1) !== 10 ? n + 1 : n;
 }
 
 /** A scan is running: the shared parser's per-scan state belongs to it. */
@@ -129,94 +157,189 @@ export function parseRuleItems(text: string, column: number): readonly RuleItem[
   }
 }
 
-function scanLines(text: string, input: InputText, file: string, sink: IptablesSaveSink, lexer: Lexer, reader: LineReader, progress: ParseProgress | undefined): IptablesSaveScan {
-  const lines = input.lines;
-  const diagnostics: Diagnostic[] = [];
-  // The text the lines were split from: chunks are sliced from it (no copy) unless CRs were removed.
-  const body = input.hadBom ? text.slice(1) : text;
-  const sliceable = !input.hadCrlf;
-  const kinds = new Uint8Array(Math.min(CHUNK_LINES, lines.length));
-  // The last entry, for the missing-final-newline check: its line, and its syntax when a rule.
-  let lastLine = 0;
-  let lastRule = false;
-  const emit: EmitOther = (e) => {
-    lastLine = e.line;
-    lastRule = false;
-    sink.entry(e);
-  };
-  const emitSyntax: EmitSyntax = (line, column, text, syntax) => {
-    lastLine = line;
-    lastRule = syntax.kind === 'rule';
-    sink.syntax(line, column, text, syntax);
-  };
+/**
+ * Reads blocks of whole lines as they come. The last line of each block is held back until the
+ * next block (or end()) so that every line read has its next line at hand: a rule split by a
+ * pasted stderr warning is joined with the line after it, which may be in the next block.
+ */
+class IptablesSaveScanner {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly lexer: Lexer;
+  private readonly reader: LineReader;
+  private readonly kinds = new Uint8Array(CHUNK_LINES);
+  /** Lines read before the current block. */
+  private lineBase = 0;
+  /** The held-back last line of the previous block, with its `\n` when it had one. */
+  private carry = '';
+  /** The held-back line was already joined to the line before it: skip it. */
+  private skipFirst = false;
+  private started = false;
+  private lastLine = 0;
+  private lastRule = false;
+  private readonly emit: EmitOther;
+  private readonly emitSyntax: EmitSyntax;
 
-  let offset = 0; // offset of line `from` in `body` (when sliceable)
-  for (let from = 0; from < lines.length; from += CHUNK_LINES) {
-    if (progress !== undefined && from % PROGRESS_LINES < CHUNK_LINES) progress(from, lines.length);
-    const to = Math.min(lines.length, from + CHUNK_LINES);
-    // 1. Classify the chunk's lines: only plain rule/table/chain lines are lexed together.
-    let lexable = 0;
-    for (let i = from; i < to; i++) {
-      const raw = lines[i];
-      const k = plainLine(raw);
-      kinds[i - from] = k;
-      if (k === LineKind.Lex) lexable++;
+  constructor(
+    private readonly file: string,
+    sink: IptablesSaveSink,
+    private readonly progress: ((linesDone: number) => void) | undefined,
+  ) {
+    const { lexer, reader } = lineTools();
+    this.lexer = lexer;
+    this.reader = reader;
+    resetInterned();
+    reader.resetScan();
+    scanning = true;
+    this.emit = (e) => {
+      this.lastLine = e.line;
+      this.lastRule = false;
+      sink.entry(e);
+    };
+    this.emitSyntax = (line, column, text, syntax) => {
+      this.lastLine = line;
+      this.lastRule = syntax.kind === 'rule';
+      sink.syntax(line, column, text, syntax);
+    };
+  }
+
+  /** Whole lines (the last may lack its `\n` only at the end of the input). */
+  push(block: string): void {
+    if (block.length === 0) return;
+    if (!this.started) {
+      this.started = true;
+      if (block.charCodeAt(0) === 0xfeff) block = block.slice(1);
     }
-    let chunkLength = 0;
-    for (let i = from; i < to; i++) chunkLength += lines[i].length + 1;
-    let tokens: IToken[] = [];
-    let errors: ILexingError[] = [];
-    if (lexable > 0) {
-      let chunk: string;
-      if (sliceable) chunk = body.slice(offset, Math.min(body.length, offset + chunkLength));
-      else chunk = lines.slice(from, to).join('\n');
-      const lexed = lexer.tokenize(chunk);
-      tokens = lexed.tokens;
-      errors = lexed.errors;
-      refineOptions(tokens);
+    const text = this.carry.length === 0 ? block : this.carry + block;
+    // Hold back the last line: from the start of the last line to the end.
+    const end = text.charCodeAt(text.length - 1) === 10 ? text.length - 1 : text.length;
+    const cut = text.lastIndexOf('\n', end - 1) + 1;
+    this.carry = text.slice(cut);
+    if (cut > 0) this.read(text, false);
+  }
+
+  end(): IptablesSaveScan {
+    const text = this.carry;
+    this.carry = '';
+    const missingFinalNewline = text.length > 0 && text.charCodeAt(text.length - 1) !== 10;
+    if (text.length > 0) this.read(text, true);
+    if (missingFinalNewline && this.lastRule && this.lastLine === this.lineBase) {
+      this.diagnostics.push(diagnostic('info', 'input/no-final-newline', 'the dump does not end with a newline; the last rule may be truncated', this.file, this.lastLine, 1));
     }
-    // 2. Each line in order: lexed lines are parsed over their tokens, others read as before.
-    let ti = 0;
-    let ei = 0;
-    let lineStart = 0;
-    for (let i = from; i < to; i++) {
-      const raw = lines[i];
-      const start = lineStart;
-      const end = start + raw.length;
-      lineStart = end + 1;
-      const k = kinds[i - from];
-      if (k === LineKind.Skip) continue;
-      if (k === LineKind.Other) {
-        const consumed = readOtherLine(lines, i, file, emit, emitSyntax, diagnostics, lexer, reader);
-        if (consumed) {
-          // A line joined with the next one (stderr pasted inside a rule): the next line is used up.
-          i++;
-          lineStart += lines[i].length + 1;
-          if (i >= to) {
-            // It was the first line of the next chunk: skip it there.
-            offset += lines[i].length + 1;
-            from++;
-          }
-        }
-        continue;
+    return { diagnostics: this.diagnostics, lineCount: this.lineBase };
+  }
+
+  /** Leave the shared parser as it was (also after an error mid-stream). */
+  close(): void {
+    scanning = false;
+    resetInterned();
+    this.reader.resetScan();
+  }
+
+  /**
+   * Read the lines of `text`, all but its last unless `last` (that one is the held-back line,
+   * lookahead only). Line numbers continue from lineBase.
+   */
+  private read(text: string, last: boolean): void {
+    const { lines, hadCr } = splitBlock(text);
+    // Lines to read now: all but the held-back one (it is lookahead only).
+    const count = last ? lines.length : lines.length - 1;
+    let from = 0;
+    let offset = 0;
+    if (this.skipFirst && count > 0) {
+      this.skipFirst = false;
+      offset = lines[0].length + 1;
+      from = 1;
+    }
+    const consumedNext = this.scanLines(text, !hadCr, lines, from, offset, count);
+    this.lineBase += count;
+    if (consumedNext) this.skipFirst = true;
+  }
+
+  /** Returns true when the last line read was joined with the (held-back) line after it. */
+  private scanLines(body: string, sliceable: boolean, lines: readonly string[], start: number, startOffset: number, count: number): boolean {
+    const { file, diagnostics, lexer, reader, kinds, emit, emitSyntax, progress } = this;
+    const base = this.lineBase;
+    let consumedNext = false;
+    let offset = startOffset; // offset of line `from` in `body` (when sliceable)
+    for (let from = start; from < count; from += CHUNK_LINES) {
+      if (progress !== undefined && (base + from) % PROGRESS_LINES < CHUNK_LINES) progress(base + from);
+      const to = Math.min(count, from + CHUNK_LINES);
+      // 1. Classify the chunk's lines: only plain rule/table/chain lines are lexed together.
+      let lexable = 0;
+      for (let i = from; i < to; i++) {
+        const k = plainLine(lines[i]);
+        kinds[i - from] = k;
+        if (k === LineKind.Lex) lexable++;
       }
-      // Tokens of this line: those starting in [start, end).
-      while (ti < tokens.length && tokens[ti].startOffset < start) ti++;
-      let tj = ti;
-      while (tj < tokens.length && tokens[tj].startOffset < end) tj++;
-      while (ei < errors.length && errors[ei].offset < start) ei++;
-      const lexError = ei < errors.length && errors[ei].offset < end ? errors[ei] : undefined;
-      readTokens(raw, i + 1, tokens, ti, tj, start, lexError, file, emit, emitSyntax, diagnostics, reader);
-      ti = tj;
+      let chunkLength = 0;
+      for (let i = from; i < to; i++) chunkLength += lines[i].length + 1;
+      let tokens: IToken[] = [];
+      let errors: ILexingError[] = [];
+      if (lexable > 0) {
+        let chunk: string;
+        if (sliceable) chunk = body.slice(offset, Math.min(body.length, offset + chunkLength));
+        else chunk = lines.slice(from, to).join('\n');
+        const lexed = lexer.tokenize(chunk);
+        tokens = lexed.tokens;
+        errors = lexed.errors;
+        refineOptions(tokens);
+      }
+      // 2. Each line in order: lexed lines are parsed over their tokens, others read as before.
+      let ti = 0;
+      let ei = 0;
+      let lineStart = 0;
+      for (let i = from; i < to; i++) {
+        const raw = lines[i];
+        const start = lineStart;
+        const end = start + raw.length;
+        lineStart = end + 1;
+        const k = kinds[i - from];
+        if (k === LineKind.Skip) continue;
+        if (k === LineKind.Other) {
+          const consumed = readOtherLine(lines, i, base, file, emit, emitSyntax, diagnostics, lexer, reader);
+          if (consumed) {
+            // A line joined with the next one (stderr pasted inside a rule): the next line is used up.
+            i++;
+            if (i >= count) {
+              consumedNext = true; // the held-back line: skipped when its block is read
+              break;
+            }
+            lineStart += lines[i].length + 1;
+            if (i >= to) {
+              // It was the first line of the next chunk: skip it there.
+              offset += lines[i].length + 1;
+              from++;
+            }
+          }
+          continue;
+        }
+        // Tokens of this line: those starting in [start, end).
+        while (ti < tokens.length && tokens[ti].startOffset < start) ti++;
+        let tj = ti;
+        while (tj < tokens.length && tokens[tj].startOffset < end) tj++;
+        while (ei < errors.length && errors[ei].offset < start) ei++;
+        const lexError = ei < errors.length && errors[ei].offset < end ? errors[ei] : undefined;
+        readTokens(raw, base + i + 1, tokens, ti, tj, start, lexError, file, emit, emitSyntax, diagnostics, reader);
+        ti = tj;
+      }
+      offset += chunkLength;
     }
-    offset += chunkLength;
+    return consumedNext;
   }
-  if (input.missingFinalNewline && lines.length > 0) {
-    if (lastRule && lastLine === lines.length) {
-      diagnostics.push(diagnostic('info', 'input/no-final-newline', 'the dump does not end with a newline; the last rule may be truncated', file, lastLine, 1));
+}
+
+/** A block's lines without terminators (a final `\n` ends the last line; `\r`s removed as splitInput() does). */
+function splitBlock(text: string): { lines: string[]; hadCr: boolean } {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const hadCr = text.includes('\r');
+  if (hadCr) {
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i];
+      if (l.includes('\r')) lines[i] = l.replace(/\r+$/, '').replace(/\r/g, '');
     }
   }
-  return { diagnostics, lineCount: lines.length };
+  return { lines, hadCr };
 }
 
 /**
@@ -295,6 +418,7 @@ function readTokens(
 function readOtherLine(
   lines: readonly string[],
   i: number,
+  base: number,
   file: string,
   emit: EmitOther,
   emitSyntax: EmitSyntax,
@@ -302,7 +426,7 @@ function readOtherLine(
   lexer: Lexer,
   reader: LineReader,
 ): boolean {
-  const lineNo = i + 1;
+  const lineNo = base + i + 1;
   const raw = lines[i];
   let rebuilt = false;
   const indent = indentOf(raw);

@@ -7,7 +7,21 @@ import type { NodeSnapshot } from '../model/snapshot.js';
 import { printable } from '../source/index.js';
 
 /** Diagnostics that mean a whole file gave no evidence (as opposed to one bad line in a dump). */
-const UNUSABLE = new Set(['input/unreadable', 'input/unknown-format', 'collect/failed', 'internal/parser-crash']);
+const UNUSABLE = new Set([
+  'input/unreadable',
+  'input/unknown-format',
+  'collect/failed',
+  'internal/parser-crash',
+  // The input layer's refusals (src/load/input.ts, src/load/bundle.ts): listed, never read.
+  'input/too-large',
+  'input/special-file',
+  'input/symlink-loop',
+  'input/too-deep',
+  'input/duplicate',
+]);
+
+/** Read only in part: the text before the damage was used. */
+const PARTIAL = new Set(['input/gzip-damaged']);
 
 export interface UnusableInput {
   readonly path: string;
@@ -17,7 +31,7 @@ export interface UnusableInput {
 export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
   const out: UnusableInput[] = [];
   for (const f of s.files) {
-    const d = f.diagnostics.find((x) => x.severity === 'error' && UNUSABLE.has(x.code));
+    const d = f.diagnostics.find((x) => (x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code));
     if (d) out.push({ path: f.path, why: d.code === 'input/unknown-format' ? 'not a dump kpx reads' : d.message });
   }
   return out;
@@ -25,7 +39,7 @@ export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
 
 /** Files that were read but have error lines (the rest of each file was still read). */
 export function filesWithLineErrors(s: NodeSnapshot): string[] {
-  return s.files.filter((f) => f.diagnostics.some((d) => d.severity === 'error' && !UNUSABLE.has(d.code))).map((f) => f.path);
+  return s.files.filter((f) => f.diagnostics.some((d) => d.severity === 'error' && !UNUSABLE.has(d.code) && !PARTIAL.has(d.code))).map((f) => f.path);
 }
 
 /**
@@ -54,7 +68,11 @@ export function hasRuleEvidence(s: NodeSnapshot, family?: 4 | 6): boolean {
  * the lines written (for tests).
  */
 export function reportInputProblems(s: NodeSnapshot, write: (text: string) => void = (t) => process.stderr.write(t)): string[] {
-  const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}; not used`);
+  const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}${/\bnot (read|used)\b/.test(u.why) ? '' : '; not used'}`);
+  for (const f of s.files) {
+    const d = f.diagnostics.find((x) => PARTIAL.has(x.code));
+    if (d) lines.push(`kpx: ${printable(f.path, 4096)}: ${d.message}`);
+  }
   const partial = filesWithLineErrors(s);
   if (partial.length) lines.push(`kpx: ${partial.map((p) => printable(p, 4096)).join(', ')}: some lines could not be read (the rest was); \`kpx inspect\` shows them`);
   for (const rs of s.rulesets.filter((r) => r.viewOf === 'nft' && r.tables.some((t) => t.chains.some((c) => c.name.startsWith('KUBE-'))))) {

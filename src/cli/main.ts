@@ -4,11 +4,12 @@
  * that command runs, so `kpx --help` and small jobs start fast.
  */
 import { basename } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { collectRepeatable } from './inputs.js';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
 import { guardStdStreams } from './output.js';
 import { VERSION } from '../version.js';
+import { DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords } from '../load/input.js';
 
 // Write failures on stdout/stderr (a closed pipe, a full disk) end kpx with one line, not a stack trace.
 guardStdStreams();
@@ -88,8 +89,28 @@ const EXAMPLES: Record<string, readonly string[]> = {
 
 const examples = (command: string) => `\nExamples:\n${EXAMPLES[command].map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES_HELP}\n`;
 
-function inputOptions(cmd: Command): Command {
+/**
+ * The input layer's limits (src/load/input.ts), on every command that reads dumps. They travel
+ * through the environment so that worker threads loading cluster nodes apply them too.
+ */
+function limitOptions(cmd: Command): Command {
   return cmd
+    .option('--max-input-size <size>', `the most text kpx reads from one input, after inflating a .gz (e.g. 512M, 1G; default ${sizeWords(DEFAULT_MAX_INPUT_BYTES).replace(' ', '')})`, (v: string) => {
+      const n = parseSize(v);
+      if (n === undefined) throw new InvalidArgumentError('not a size: give bytes, or a number with K, M or G (512M, 1G)');
+      process.env.KPX_MAX_INPUT_SIZE = String(n);
+      return v;
+    })
+    .option('--max-gzip-ratio <n>', `the most a .gz may inflate, as a multiple of its compressed size (default ${DEFAULT_MAX_GZIP_RATIO}; 0: no ratio limit)`, (v: string) => {
+      const n = Number(v);
+      if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError('not a number (0: no ratio limit)');
+      process.env.KPX_MAX_GZIP_RATIO = String(n);
+      return v;
+    });
+}
+
+function inputOptions(cmd: Command): Command {
+  return limitOptions(cmd)
     .option('-i, --input <path>', 'a dump file, a bundle directory, a .gz file, or - for stdin (repeatable); none = collect from this node', collectRepeatable, [])
     .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
     .option('--node <name>', 'with a cluster bundle (one folder per node): the node to read; for trace, the node the packet starts on')
@@ -258,5 +279,8 @@ program
   .option('--conntrack-max-entries <n>', 'keep at most this many conntrack -L entries (default 200000)')
   .addHelpText('after', examples('collect'))
   .action((opts) => run(async () => (await import('./commands/collect.js')).collectAction(opts)));
+
+// The other commands that read dumps take the same limits.
+for (const name of ['dump', 'diff', 'redact']) limitOptions(program.commands.find((c) => c.name() === name)!);
 
 await program.parseAsync(process.argv);

@@ -4,13 +4,13 @@
  * Nodes are parsed in parallel on worker threads when that pays (big dumps, more than one CPU),
  * else one after the other in this thread. Unreadable paths raise InputError, as for one node.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { detectFormat, InputError } from '../load/index.js';
-import { loadSnapshot } from '../load/snapshot.js';
+import { loadSnapshot, readSmallJson } from '../load/snapshot.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import type { ClusterNode, ClusterSnapshot } from './types.js';
@@ -71,14 +71,9 @@ interface Manifestish {
 }
 
 function readManifest(dir: string): Manifestish | undefined {
-  const p = join(dir, 'manifest.json');
-  if (!existsSync(p)) return undefined;
-  try {
-    const m = JSON.parse(readFileSync(p, 'utf8')) as Manifestish;
-    return m && typeof m === 'object' && m.kind === 'kpx-bundle' ? m : undefined;
-  } catch {
-    return undefined;
-  }
+  // Only a regular, small file: a FIFO or a huge file named manifest.json must not hang kpx.
+  const m = readSmallJson(join(dir, 'manifest.json')) as Manifestish | undefined;
+  return m && typeof m === 'object' && m.kind === 'kpx-bundle' ? m : undefined;
 }
 
 function isDir(p: string): boolean {
@@ -99,7 +94,8 @@ function head(path: string): string {
     const b = buf.subarray(0, n);
     if (n > 2 && b[0] === 0x1f && b[1] === 0x8b) {
       try {
-        return gunzipSync(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH }).toString('utf8');
+        // Bounded: the first 64 KiB of a gzip bomb inflate to 64 MiB of zeros and more; real dumps, 5–40×.
+        return gunzipSync(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: 256 * HEAD_BYTES }).toString('utf8');
       } catch {
         return '';
       }

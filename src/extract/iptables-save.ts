@@ -3,11 +3,21 @@
  * (`-N`, `-P`, `-I`), keeps every line: what is not a table/chain/rule goes to comments,
  * commands, noise or unsupported, each with its line.
  */
-import { parseRuleItems, scanIptablesSave, type DocumentEntry, type LineSyntax, type RuleItem } from '../../grammars/iptables-save/index.js';
+import {
+  parseRuleItems,
+  scanIptablesSave,
+  scanIptablesSaveStream,
+  type DocumentEntry,
+  type IptablesSaveScan,
+  type IptablesSaveSink,
+  type LineSyntax,
+  type RuleItem,
+} from '../../grammars/iptables-save/index.js';
 
 type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/common/format.js';
+import type { TextStream } from '../../grammars/common/stream.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
 import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
@@ -125,13 +135,25 @@ const counters = (c: readonly [string, string] | undefined): Counters | undefine
 
 export function extractIptablesSave(text: string, file: string, progress?: ParseProgress): ParsedInput<Ruleset> {
   try {
-    return extract(text, file, progress);
+    const x = extractor(file);
+    return x.finish(scanIptablesSave(text, file, x.sink, progress));
   } finally {
     clearSharedTargets();
   }
 }
 
-function extract(text: string, file: string, progress: ParseProgress | undefined): ParsedInput<Ruleset> {
+/** The same, reading the text as it streams in (the input layer's blocks of lines). */
+export async function extractIptablesSaveStream(text: TextStream, file: string, progress?: ParseProgress): Promise<ParsedInput<Ruleset>> {
+  try {
+    const x = extractor(file);
+    return x.finish(await scanIptablesSaveStream(text, file, x.sink, progress));
+  } finally {
+    clearSharedTargets();
+  }
+}
+
+/** What the grammar reads goes into `sink`; finish() builds the Ruleset once the scan has ended. */
+function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: IptablesSaveScan) => ParsedInput<Ruleset> } {
   /** Extraction diagnostics found while the grammar reads (they follow the grammar's own). */
   // Diagnostics found while reading; those about a fragment wait for its inferred table name.
   const early: (Diagnostic | (() => Diagnostic))[] = [];
@@ -288,7 +310,7 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
   };
   // Most lines are rules: they come as fields, without an entry object; the rest as entries.
   const ruleEntry: { -readonly [K in keyof SyntaxEntry]: SyntaxEntry[K] } = { kind: 'syntax', line: 0, column: 0, text: '', syntax: { kind: 'commit' } };
-  const scan = scanIptablesSave(text, file, {
+  const sink: IptablesSaveSink = {
     syntax: (line, column, text, syntax) => {
       // One reused record: onEntry keeps none of it but the fields.
       ruleEntry.line = line;
@@ -298,80 +320,84 @@ function extract(text: string, file: string, progress: ParseProgress | undefined
       onEntry(ruleEntry);
     },
     entry: onEntry,
-  }, progress);
-  for (const t of tables) {
-    if (!t.implicit) continue;
-    t.name = inferTableName(t.pending.syntax);
-    for (const c of t.chains.values()) c.table = t.name;
-    for (let k = 0; k < commands.length; k++) if (commands[k].table === '') commands[k] = { ...commands[k], table: t.name };
-  }
-  // The grammar's diagnostics come first, as they always did.
-  const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early.map((d) => (typeof d === 'function' ? d() : d))];
+  };
+  return { sink, finish: (scan) => finish(scan) };
 
-  for (const t of tables) {
-    if (!t.implicit) continue;
-    diagnostics.push(
-      diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name} and does not require chain declarations`, file, t.line, 1),
-    );
-  }
+  function finish(scan: IptablesSaveScan): ParsedInput<Ruleset> {
+    for (const t of tables) {
+      if (!t.implicit) continue;
+      t.name = inferTableName(t.pending.syntax);
+      for (const c of t.chains.values()) c.table = t.name;
+      for (let k = 0; k < commands.length; k++) if (commands[k].table === '') commands[k] = { ...commands[k], table: t.name };
+    }
+    // The grammar's diagnostics come first, as they always did.
+    const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early.map((d) => (typeof d === 'function' ? d() : d))];
 
-  for (const t of tables) {
-    if (t.implicit) {
-      // In a fragment, chains are known only by use: a target that is not an extension is a chain.
-      const isChain = (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n);
-      const pending = t.pending;
-      for (let k = 0; k < pending.syntax.length; k++) addRule(t, pending.syntax[k], pending.line[k], pending.column[k], pending.text[k], isChain);
-    } else if (t.lateChains) settleLateChains(t);
-    for (const note of t.ruleNotes) {
-      if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
-      else if (isUndeclared(t.chains.get(note.undeclared))) {
-        diagnostics.push(
-          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which ${tableWords(t)} does not declare (iptables-restore would reject it)`, file, note.line, note.column),
-        );
+    for (const t of tables) {
+      if (!t.implicit) continue;
+      diagnostics.push(
+        diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name} and does not require chain declarations`, file, t.line, 1),
+      );
+    }
+
+    for (const t of tables) {
+      if (t.implicit) {
+        // In a fragment, chains are known only by use: a target that is not an extension is a chain.
+        const isChain = (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n);
+        const pending = t.pending;
+        for (let k = 0; k < pending.syntax.length; k++) addRule(t, pending.syntax[k], pending.line[k], pending.column[k], pending.text[k], isChain);
+      } else if (t.lateChains) settleLateChains(t);
+      for (const note of t.ruleNotes) {
+        if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
+        else if (isUndeclared(t.chains.get(note.undeclared))) {
+          diagnostics.push(
+            diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which ${tableWords(t)} does not declare (iptables-restore would reject it)`, file, note.line, note.column),
+          );
+        }
+      }
+      if (!t.committed && !t.implicit) {
+        diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
       }
     }
-    if (!t.committed && !t.implicit) {
-      diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
-    }
-  }
 
-  const frozenTables: Table[] = tables.map((t) => {
-    // Rule lists of exactly their length (push() leaves room for 16 more: 100k chains × that adds up).
-    for (const c of t.chains.values()) if (c.rules.length > 0) c.rules = c.rules.slice();
-    const chains: Chain[] = [...t.chains.values()];
-    const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
-    const table: Table = {
-      name: t.name,
+    const frozenTables: Table[] = tables.map((t) => {
+      // Rule lists of exactly their length (push() leaves room for 16 more: 100k chains × that adds up).
+      for (const c of t.chains.values()) if (c.rules.length > 0) c.rules = c.rules.slice();
+      const chains: Chain[] = [...t.chains.values()];
+      const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
+      const table: Table = {
+        name: t.name,
+        file,
+        line: t.line,
+        committed: t.committed,
+        implicit: t.implicit,
+        chains,
+        chainsByName: byName,
+        ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
+        ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
+      };
+      return table;
+    });
+
+    const family = program?.startsWith('ip6') || hasIpv6Rules(frozenTables) ? 6 : 4;
+    const backend = headers.some((h) => h.backend === 'nf_tables') ? 'nf_tables' : headers.length > 0 ? 'legacy' : 'unknown';
+    const ruleset: Ruleset = {
       file,
-      line: t.line,
-      committed: t.committed,
-      implicit: t.implicit,
-      chains,
-      chainsByName: byName,
-      ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
-      ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
+      family,
+      backend,
+      tables: frozenTables,
+      headers,
+      legacyTablesWarning,
+      incompatibleTables,
+      comments,
+      commands,
+      unsupported,
+      noise,
+      ruleCount,
     };
-    return table;
-  });
-
-  const family = program?.startsWith('ip6') || hasIpv6Rules(frozenTables) ? 6 : 4;
-  const backend = headers.some((h) => h.backend === 'nf_tables') ? 'nf_tables' : headers.length > 0 ? 'legacy' : 'unknown';
-  const ruleset: Ruleset = {
-    file,
-    family,
-    backend,
-    tables: frozenTables,
-    headers,
-    legacyTablesWarning,
-    incompatibleTables,
-    comments,
-    commands,
-    unsupported,
-    noise,
-    ruleCount,
-  };
-  const chainCount = frozenTables.reduce((n, t) => n + t.chains.length, 0);
-  return { format: 'iptables-save', file, data: ruleset, diagnostics, counts: { tables: frozenTables.length, chains: chainCount, rules: ruleCount } };
+    const chainCount = frozenTables.reduce((n, t) => n + t.chains.length, 0);
+    return { format: 'iptables-save', file, data: ruleset, diagnostics, counts: { tables: frozenTables.length, chains: chainCount, rules: ruleCount } };
+  }
 }
 
 /**
@@ -404,4 +430,4 @@ function hasIpv6Rules(tables: readonly Table[]): boolean {
   return false;
 }
 
-export const iptablesSaveParser: FormatParser<Ruleset> = { id: 'iptables-save', parse: extractIptablesSave };
+export const iptablesSaveParser: FormatParser<Ruleset> = { id: 'iptables-save', parse: extractIptablesSave, parseStream: extractIptablesSaveStream };

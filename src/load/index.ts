@@ -3,134 +3,136 @@
  * and `.gz` files. Formats are told apart by content. Nothing here throws on bad dump text; an
  * unreadable path or bundle entry is kept as such (reported, the rest analysed), and only inputs
  * of which nothing at all is readable raise InputError (exit code 2).
+ *
+ * Files are listed here and read later, as streams, by parseInput() (./input.ts): a reader with
+ * parseStream() gets blocks of lines as they are read; one with parse() only gets the whole
+ * text, under the same limits. Bundle entries are accounted for one by one (./bundle.ts).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { closeSync, fstatSync, openSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
+import { textStream, type TextStream } from '../../grammars/common/stream.js';
 import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
+import { fsReason } from './errors.js';
+import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, type InputLimits, type StreamReport } from './input.js';
+import { walkBundle } from './bundle.js';
+
+export { fsReason } from './errors.js';
 
 export class InputError extends Error {}
 
 export interface RawInput {
   readonly path: string;
-  readonly text: string;
+  /** The text, when it is already in memory (tests; text kpx made itself). */
+  readonly text?: string;
+  /** Bytes on disk (0 when not known: stdin, a pipe, a `/proc` file). */
   readonly bytes: number;
-  /** Set when this entry could not be read (the reason, e.g. `permission denied (EACCES)`); text is then empty. */
+  /** Set when this entry is not read (the reason, e.g. `permission denied (EACCES)`). */
   readonly unreadable?: string;
+  /** The diagnostic code for `unreadable` (default input/unreadable): input/special-file, input/too-deep, input/too-large. */
+  readonly unreadableCode?: string;
+  /** Opens the entry's text as a stream (files on disk, stdin). */
+  readonly open?: (limits: InputLimits, report: StreamReport) => TextStream;
 }
 
-/** A filesystem error as people say it, with its code for searching: `permission denied (EACCES)`. */
-export function fsReason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const said: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EISDIR: 'is a directory',
-    ENOTDIR: 'a part of the path is not a directory',
-    ELOOP: 'too many levels of symbolic links (a symlink loop)',
-    EMFILE: 'too many open files',
-    EIO: 'input/output error',
-    ENAMETOOLONG: 'file name too long',
-    ENOSPC: 'no space left on device',
-    EDQUOT: 'disk quota exceeded',
-    EROFS: 'read-only file system',
-    EEXIST: 'it already exists',
-    EPIPE: 'the reader went away (broken pipe)',
-  };
-  return err?.code ? `${said[err.code] ?? err.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')} (${err.code})` : String((e as Error)?.message ?? e);
+/** A file (or FIFO, device, `/proc` file named on the command line) read as a stream. */
+export function fileInput(path: string, bytes: number): RawInput {
+  return { path, bytes, open: (limits, report) => openTextStream({ path }, bytes, limits, report) };
 }
 
-const SNIFF_LINES = 200;
-
-function decode(path: string, buf: Buffer): string {
-  const gz = buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b;
-  if (gz) {
-    try {
-      return gunzipSync(buf).toString('utf8');
-    } catch (e) {
-      throw new InputError(`${path}: not a readable gzip file (${(e as Error).message})`);
-    }
-  }
-  return buf.toString('utf8');
-}
-
-/** Files kpx writes itself into bundles (manifest, the generator's ground truth), notes and OS droppings: not dumps. */
-const IGNORED_NAMES = /^(manifest\.json|truth\.json|\.DS_Store|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
-
-/** A bundle's files in name order; entries that cannot be listed or stat'ed are kept as unreadable, not fatal. */
-function walk(dir: string, out: RawInput[]): void {
-  let names: string[];
+/** Can this file be opened for reading? Checked when listing, so that nothing readable at all is an InputError up front. */
+export function openable(path: string): string | undefined {
   try {
-    names = readdirSync(dir).sort();
+    closeSync(openSync(path, 'r'));
+    return undefined;
   } catch (e) {
-    out.push({ path: dir, text: '', bytes: 0, unreadable: `cannot list the directory: ${fsReason(e)}` });
-    return;
-  }
-  for (const name of names) {
-    if (name.startsWith('.')) continue;
-    const p = join(dir, name);
-    let st;
-    try {
-      st = statSync(p);
-    } catch (e) {
-      out.push({ path: p, text: '', bytes: 0, unreadable: fsReason(e) });
-      continue;
-    }
-    if (st.isDirectory()) walk(p, out);
-    else if (st.isFile() && !IGNORED_NAMES.test(name)) out.push(readOne(p));
-  }
-}
-
-function readOne(f: string): RawInput {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(f);
-  } catch (e) {
-    return { path: f, text: '', bytes: 0, unreadable: fsReason(e) };
-  }
-  try {
-    return { path: f, text: decode(f, buf), bytes: buf.length };
-  } catch (e) {
-    if (e instanceof InputError) return { path: f, text: '', bytes: buf.length, unreadable: e.message.slice(f.length + 2) };
-    throw e;
+    return fsReason(e);
   }
 }
 
 /**
- * Expand paths (directories → their files) and read them; `-` reads stdin. A path or bundle
+ * Expand paths (directories → their files) and list them; `-` is stdin. A path or bundle
  * entry that cannot be read is returned as unreadable so the rest is still analysed; only when
- * nothing at all could be read is that an InputError (one line per path).
+ * nothing at all could be read is that an InputError (one line per path). Named paths that are
+ * not directories are read whatever they are (a FIFO from `<(iptables-save)`, a `/proc` file);
+ * inside a bundle, only regular files are (./bundle.ts).
  */
 export function readInputs(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
+  const out = readAll(paths, stdin);
+  if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
+  return onceEach(out);
+}
+
+/**
+ * The same file named twice (`-i f -i f`, a symlink beside its target, a bundle and a file in it):
+ * read once, the other names listed as duplicates — two copies would count every Service twice.
+ */
+function onceEach(inputs: RawInput[]): RawInput[] {
+  const first = new Map<string, string>();
+  return inputs.map((x) => {
+    if (x.unreadable !== undefined || x.open === undefined || x.path === '<stdin>') return x;
+    let key: string;
+    try {
+      const st = statSync(x.path);
+      if (!st.isFile()) return x;
+      key = `${st.dev}:${st.ino}`;
+    } catch {
+      return x;
+    }
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, x.path);
+      return x;
+    }
+    return { path: x.path, bytes: x.bytes, unreadable: `the same file as ${earlier}, read once`, unreadableCode: 'input/duplicate' };
+  });
+}
+
+function readAll(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
   const out: RawInput[] = [];
   for (const p of paths) {
     if (p === '-') {
-      const buf = stdin ? stdin() : readFileSync(0);
-      out.push({ path: '<stdin>', text: decode('<stdin>', buf), bytes: buf.length });
+      if (stdin) out.push({ path: '<stdin>', bytes: 0, open: (limits, report) => bufferStream(stdin(), limits, report) });
+      else out.push({ path: '<stdin>', bytes: stdinSize(), open: (limits, report) => openTextStream({ fd: 0 }, stdinSize(), limits, report) });
       continue;
     }
     let st;
     try {
       st = statSync(p);
     } catch (e) {
-      out.push({ path: p, text: '', bytes: 0, unreadable: fsReason(e) });
+      out.push({ path: p, bytes: 0, unreadable: fsReason(e) });
       continue;
     }
-    if (!st.isDirectory()) {
-      out.push(readOne(p));
+    if (st.isDirectory()) {
+      const before = out.length;
+      walkBundle(p, out);
+      if (out.length === before) out.push({ path: p, bytes: 0, unreadable: 'the directory holds no files' });
       continue;
     }
-    const before = out.length;
-    walk(p, out);
-    if (out.length === before) out.push({ path: p, text: '', bytes: 0, unreadable: 'the directory holds no files' });
+    const why = openable(p);
+    out.push(why === undefined ? fileInput(p, st.isFile() ? st.size : 0) : { path: p, bytes: 0, unreadable: why });
   }
-  if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
   return out;
 }
+
+function stdinSize(): number {
+  try {
+    const st = fstatSync(0);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Bytes already read (a test's stdin) as a stream, under the same limits (a .gz is inflated). */
+function bufferStream(buf: Buffer, limits: InputLimits, report: StreamReport): TextStream {
+  const stream = Readable.from([buf]);
+  return openTextStream({ stream }, buf.length, limits, report);
+}
+
+const SNIFF_LINES = 200;
 
 /** The first lines that are content (paste noise skipped), for sniffing. */
 export function headLines(text: string): string[] {
@@ -157,14 +159,93 @@ export interface ParsedFile {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Parse one input whose format is sniffed (or forced). */
-export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress): Promise<ParsedFile> {
-  if (input.unreadable !== undefined) {
-    return { path: input.path, bytes: 0, format: 'unknown', diagnostics: [diagnostic('error', 'input/unreadable', `cannot read: ${input.unreadable}`, input.path, 1, 1)] };
+/**
+ * The whole text of one file, under the input layer's limits (a .gz inflated), for code that
+ * rewrites files rather than parsing them (redact). Throws InputLimitError, InputError for
+ * data that does not inflate, or the file system's error.
+ */
+export async function readTextFile(input: RawInput, limits: InputLimits = inputLimits()): Promise<string> {
+  if (input.unreadable !== undefined) throw new InputError(`${input.path}: ${input.unreadable}`);
+  if (input.text !== undefined) return input.text;
+  const big = tooBigOnDisk(input.bytes, limits);
+  if (big) throw big;
+  try {
+    return await readWhole(input.open!(limits, { bytes: 0, gzip: false }), 'these');
+  } catch (e) {
+    if (e instanceof NotGzip) throw new InputError(`${input.path}: not a readable gzip file (${e.message})`);
+    throw e;
   }
-  const format = forced ?? detectFormat(input.text);
+}
+
+/** Decoded text sniffed before the format is known (headLines() looks at the first 64 KiB). */
+const HEAD_CHARS = 64 * 1024;
+
+/** The one-row result for an input that gave nothing (unreadable, refused). */
+function notRead(input: RawInput, code: string, message: string, format: ParsedFile['format'] = 'unknown', bytes = input.bytes): ParsedFile {
+  // A duplicate is no loss: its content is read under its first name.
+  return { path: input.path, bytes, format, diagnostics: [diagnostic(code === 'input/duplicate' ? 'warning' : 'error', code, message, input.path, 1, 1)] };
+}
+
+/** Why reading failed, as a diagnostic's code and message; undefined for a bug (rethrown). */
+function readFailure(e: unknown): { code: string; message: string } | undefined {
+  if (e instanceof InputLimitError) return { code: 'input/too-large', message: e.message };
+  if (e instanceof NotGzip) return { code: 'input/unreadable', message: `cannot read: not a readable gzip file (${e.message})` };
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code: 'input/unreadable', message: `cannot read: ${fsReason(e)}` };
+  return undefined;
+}
+
+/**
+ * Parse one input whose format is sniffed (or forced). The input is read as a stream: its first
+ * blocks are sniffed, then handed to the reader with the rest. A reader with parseStream() reads
+ * block by block; one with parse() gets the whole text. Limits (./input.ts) stop an input that is
+ * too big or inflates too much, with a message naming the limit; the other inputs are still read.
+ */
+export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress, limits: InputLimits = inputLimits()): Promise<ParsedFile> {
+  if (input.unreadable !== undefined) {
+    const code = input.unreadableCode ?? 'input/unreadable';
+    return notRead(input, code, code === 'input/unreadable' ? `cannot read: ${input.unreadable}` : input.unreadable);
+  }
+  const report: StreamReport = { bytes: 0, gzip: false };
+  if (input.text === undefined) {
+    const big = tooBigOnDisk(input.bytes, limits);
+    if (big) return notRead(input, 'input/too-large', big.message);
+  }
+  const stream = input.text !== undefined ? textStream(input.text) : input.open!(limits, report);
+  const blocks = stream[Symbol.asyncIterator]();
+  const close = async () => {
+    try {
+      await blocks.return?.();
+    } catch {
+      // closing a stream that failed: its error was reported already
+    }
+  };
+  // 1. The head, for sniffing.
+  const head: string[] = [];
+  let headLength = 0;
+  let ended = false;
+  try {
+    while (headLength < HEAD_CHARS) {
+      const r = await blocks.next();
+      if (r.done) {
+        ended = true;
+        break;
+      }
+      head.push(r.value);
+      headLength += r.value.length;
+    }
+  } catch (e) {
+    await close();
+    const why = readFailure(e);
+    if (!why) throw e;
+    return notRead(input, why.code, why.message, 'unknown', input.bytes || report.bytes);
+  }
+  const headText = head.length === 1 ? head[0] : head.join('');
+  const bytes = () => input.bytes || report.bytes;
+  const format = forced ?? detectFormat(headText);
   if (!format) {
-    const empty = input.text.trim() === '';
+    await close();
+    const empty = ended && headText.trim() === '';
     const d = diagnostic(
       empty ? 'info' : 'error',
       empty ? 'input/empty' : 'input/unknown-format',
@@ -175,16 +256,50 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
       1,
       1,
     );
-    return { path: input.path, bytes: input.bytes, format: empty ? 'empty' : 'unknown', diagnostics: [d] };
+    return { path: input.path, bytes: bytes(), format: empty ? 'empty' : 'unknown', diagnostics: [d] };
   }
+  // 2. The whole input, head first, to the reader.
+  const rest: TextStream = {
+    fraction: () => stream.fraction(),
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* head;
+        head.length = 0;
+        if (ended) return;
+        for (;;) {
+          const r = await blocks.next();
+          if (r.done) return;
+          yield r.value;
+        }
+      } finally {
+        await close();
+      }
+    },
+  };
   const parser = await parserFor(format);
   let parsed: ParsedInput;
   try {
-    parsed = parser.parse(input.text, input.path, progress);
+    parsed = parser.parseStream ? await parser.parseStream(rest, input.path, progress) : parser.parse(await readWhole(rest, format), input.path, progress);
   } catch (e) {
+    await close();
+    const why = readFailure(e);
+    if (why) return notRead(input, why.code, why.message, format, bytes());
     // A parser bug must not take the other files down with it; say so plainly.
     const d = diagnostic('error', 'internal/parser-crash', `kpx failed while reading this ${format} file: ${(e as Error).message}`, input.path, 1, 1);
-    return { path: input.path, bytes: input.bytes, format, diagnostics: [d] };
+    return { path: input.path, bytes: bytes(), format, diagnostics: [d] };
   }
-  return { path: input.path, bytes: input.bytes, format, parsed, diagnostics: parsed.diagnostics };
+  let diagnostics = parsed.diagnostics;
+  if (report.damaged !== undefined) {
+    const d = diagnostic(
+      'error',
+      'input/gzip-damaged',
+      `the gzip data ends early or is damaged (${report.damaged}) after ${report.bytes.toLocaleString('en-US')} bytes of text: kpx read what came before; the rest of this dump is missing`,
+      input.path,
+      1,
+      1,
+    );
+    diagnostics = [d, ...diagnostics];
+    parsed = { ...parsed, diagnostics };
+  }
+  return { path: input.path, bytes: bytes(), format, parsed, diagnostics };
 }

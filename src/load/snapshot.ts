@@ -2,10 +2,10 @@
  * Parsed files → one NodeSnapshot. Also answers what the snapshot can and cannot say:
  * which proxy modes it shows and which dumps are missing for which questions.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ParsedFile } from './index.js';
-import { parseInput, readInputs } from './index.js';
+import { InputError, parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
 import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import { iptablesViewOf } from '../extract/iptables-nft-view.js';
@@ -138,6 +138,23 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   };
 }
 
+/** Diagnostics of an input that was not read at all (the input layer's refusals and read errors). */
+const NOT_READ = new Set(['input/unreadable', 'input/too-large', 'input/special-file', 'input/symlink-loop', 'input/too-deep', 'input/duplicate']);
+
+/**
+ * A small JSON file of a bundle (kpx's manifest.json): only a regular file, only up to 4 MiB, so
+ * that a FIFO or a huge file under that name cannot hang or exhaust kpx. Undefined when absent or unreadable.
+ */
+export function readSmallJson(path: string): unknown {
+  try {
+    const st = statSync(path);
+    if (!st.isFile() || st.size > 4 * 1024 * 1024) return undefined;
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Read, sniff, parse and assemble. Throws InputError only for unreadable paths. */
 export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<NodeSnapshot> {
   const inputs = readInputs(paths, opts.stdin);
@@ -148,6 +165,11 @@ export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptio
     const path = inputs[i].path;
     const onParse = opts.onParse;
     parsed.push(await parseInput(inputs[i], opts.format, onParse && ((done, total) => onParse(path, done, total))));
+  }
+  // Nothing could be read at all (every input unreadable or refused by a limit): an input error, one line each.
+  const refusals = parsed.map((f) => f.diagnostics.find((d) => d.severity === 'error' && NOT_READ.has(d.code)));
+  if (parsed.length > 0 && refusals.every((d) => d !== undefined)) {
+    throw new InputError(parsed.map((f, i) => `${f.path}: ${refusals[i]!.message.replace(/^cannot read: /, '')}`).join('\n'));
   }
   return assembleSnapshot(withCollectionFailures(paths, parsed), opts);
 }
@@ -164,7 +186,7 @@ function withCollectionFailures(paths: readonly string[], parsed: ParsedFile[]):
     let steps: unknown;
     try {
       if (p === '-' || !statSync(p).isDirectory()) continue;
-      steps = (JSON.parse(readFileSync(join(p, 'manifest.json'), 'utf8')) as { steps?: unknown }).steps;
+      steps = (readSmallJson(join(p, 'manifest.json')) as { steps?: unknown } | undefined)?.steps;
     } catch {
       continue; // no manifest (not a collected bundle) or an unreadable one: nothing to add
     }
@@ -186,11 +208,8 @@ function nodeNameOf(paths: readonly string[]): string {
   for (const p of paths) {
     try {
       if (!statSync(p).isDirectory()) continue;
-      const m = join(p, 'manifest.json');
-      if (existsSync(m)) {
-        const host = (JSON.parse(readFileSync(m, 'utf8')) as { host?: unknown }).host;
-        if (typeof host === 'string' && host) return host;
-      }
+      const host = (readSmallJson(join(p, 'manifest.json')) as { host?: unknown } | undefined)?.host;
+      if (typeof host === 'string' && host) return host;
       return basename(resolve(p));
     } catch {
       continue;

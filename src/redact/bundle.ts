@@ -1,8 +1,10 @@
 /** Redact dump files and bundle directories into an output directory (see ./index.ts). */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { loadSnapshot } from '../load/snapshot.js';
+import { fileInput, fsReason, readTextFile, type RawInput } from '../load/index.js';
+import { walkBundle } from '../load/bundle.js';
+import { InputLimitError } from '../load/input.js';
 import { resolveServices } from '../kube/resolve.js';
 import { Redactor } from './index.js';
 
@@ -17,51 +19,55 @@ export interface RedactedFile {
   readonly bytes: number;
 }
 
-function walk(dir: string, out: string[]): void {
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith('.')) continue;
-    const p = join(dir, name);
-    const st = statSync(p);
-    if (st.isDirectory()) walk(p, out);
-    else if (st.isFile()) out.push(p);
-  }
-}
-
-function readText(path: string): string {
-  const buf = readFileSync(path);
-  return buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf).toString('utf8') : buf.toString('utf8');
+/** A bundle entry left out of the redacted copy, and why (a FIFO, a symlink loop, over a limit…). */
+export interface SkippedFile {
+  readonly input: string;
+  readonly why: string;
 }
 
 /** Every input file and where its redacted copy goes (directories keep their layout). */
-export function plan(paths: readonly string[], outDir: string): { input: string; output: string }[] {
-  const out: { input: string; output: string }[] = [];
+export function plan(paths: readonly string[], outDir: string): { input: string; output: string; source: RawInput }[] {
+  const out: { input: string; output: string; source: RawInput }[] = [];
   const used = new Set<string>();
   for (const p of paths) {
     const st = statSync(p);
-    const files: [string, string][] = [];
+    const files: [RawInput, string][] = [];
     if (st.isDirectory()) {
-      const list: string[] = [];
-      walk(p, list);
-      for (const f of list) files.push([f, paths.length > 1 ? join(basename(p), relative(p, f)) : relative(p, f)]);
-    } else files.push([p, basename(p)]);
-    for (const [input, rel] of files) {
+      // The bundle's entries as kpx reads them: special files, loops and unreadable entries are listed, not opened.
+      const list: RawInput[] = [];
+      walkBundle(p, list, { all: true });
+      for (const f of list) files.push([f, paths.length > 1 ? join(basename(p), relative(p, f.path)) : relative(p, f.path)]);
+    } else files.push([fileInput(p, st.isFile() ? st.size : 0), basename(p)]);
+    for (const [source, rel] of files) {
+      const input = source.path;
       let name = rel.replace(/\.gz$/, '');
       for (let i = 2; used.has(name); i++) name = rel.replace(/\.gz$/, '').replace(/(\.[^./]*)?$/, `-${i}$1`);
       used.add(name);
-      out.push({ input, output: join(outDir, name) });
+      out.push({ input, output: join(outDir, name), source });
     }
   }
   return out;
 }
 
 /** Learn hashes and host names from the inputs as kpx reads them, then rewrite every file. */
-export async function redactFiles(paths: readonly string[], outDir: string, opts: RedactFilesOptions): Promise<RedactedFile[]> {
+export async function redactFiles(paths: readonly string[], outDir: string, opts: RedactFilesOptions, skipped: SkippedFile[] = []): Promise<RedactedFile[]> {
   const redactor = new Redactor({ key: opts.key, hostnames: opts.hostnames ?? [] });
   const snapshot = await loadSnapshot(paths);
   redactor.learn(snapshot, await resolveServices(snapshot));
   const files = plan(paths, outDir);
   // Manifests first: they name the host, which other files may repeat.
-  const texts = files.map((f) => ({ ...f, text: readText(f.input) }));
+  const texts: ((typeof files)[number] & { text: string })[] = [];
+  for (const f of files) {
+    try {
+      texts.push({ ...f, text: await readTextFile(f.source) });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (e instanceof InputLimitError) skipped.push({ input: f.input, why: e.message });
+      else if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) skipped.push({ input: f.input, why: fsReason(e) });
+      else if (e instanceof Error && e.message.startsWith(`${f.input}: `)) skipped.push({ input: f.input, why: e.message.slice(f.input.length + 2) });
+      else throw e;
+    }
+  }
   for (const f of texts) if (basename(f.input) === 'manifest.json') redactor.json(f.text);
   const written: RedactedFile[] = [];
   for (const f of texts) {

@@ -1,5 +1,4 @@
 /** `kpx dump FILE`: print a parsed dump back (iptables-save) or its model (json). */
-import { readFileSync } from 'node:fs';
 import { parseInput, readInputs } from '../../load/index.js';
 import { renderIptablesSave } from '../../render/iptables-save.js';
 import { renderJson } from '../../render/json.js';
@@ -7,6 +6,7 @@ import { versioned } from '../../render/schemas/index.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import type { Ruleset } from '../../model/netfilter.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { printable } from '../../source/index.js';
 
 export interface DumpOptions {
   input?: string[];
@@ -16,11 +16,16 @@ export interface DumpOptions {
 export async function dumpAction(file: string | undefined, opts: DumpOptions): Promise<number> {
   const paths = [...(file ? [file] : []), ...(opts.input ?? [])];
   if (paths.length !== 1) throw new UsageError('kpx dump takes exactly one dump (a file or - for stdin)');
-  const inputs = readInputs(paths, () => readFileSync(0));
+  const inputs = readInputs(paths);
   if (inputs.length !== 1) throw new UsageError(`${paths[0]}: kpx dump takes one file, not a directory of ${inputs.length}`);
   const parsed = await parseInput(inputs[0]);
   for (const d of parsed.diagnostics) if (d.severity !== 'info') process.stderr.write(formatDiagnostic(d) + '\n');
-  if (!parsed.parsed) return ExitCode.Error;
+  if (!parsed.parsed) {
+    // Nothing was read (unreadable, refused by a limit, not a dump): that is an input error (exit 2).
+    const why = parsed.diagnostics.find((d) => d.severity === 'error');
+    if (why === undefined && parsed.format === 'empty') process.stderr.write(`kpx: ${printable(parsed.path, 4096)}: the file is empty\n`);
+    return ExitCode.Error;
+  }
   if (opts.output === 'json') {
     process.stdout.write(renderJson(versioned('dump', { file: parsed.path, format: parsed.format, counts: parsed.parsed.counts, model: parsed.parsed.data, diagnostics: parsed.diagnostics })));
   } else {

@@ -1,7 +1,8 @@
 /** `kpx redact INPUT… -o DIR`: rewrite dumps for sharing; kpx reads the result the same way. */
 import { existsSync, readdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { redactFiles } from '../../redact/bundle.js';
+import { redactFiles, type SkippedFile } from '../../redact/bundle.js';
+import { printable } from '../../source/index.js';
 import { ExitCode, UsageError } from '../exit.js';
 
 export interface RedactOptions {
@@ -22,7 +23,10 @@ export async function redactAction(positional: string[], opts: RedactOptions): P
     key = randomBytes(16).toString('hex');
     process.stderr.write('kpx: no --key (or KPX_REDACT_KEY): using a random key, so another run will give other names and addresses\n');
   }
-  const files = await redactFiles(paths, opts.output, { key, hostnames: opts.hostname ?? [] });
+  const skipped: SkippedFile[] = [];
+  const files = await redactFiles(paths, opts.output, { key, hostnames: opts.hostname ?? [] }, skipped);
+  // Nothing is left out silently: the copy lacks these, and the person sharing it should know.
+  for (const s of skipped) process.stderr.write(`kpx: ${printable(s.input, 4096)}: ${s.why}; not in the redacted copy\n`);
   process.stderr.write(`kpx: wrote ${files.length} redacted file${files.length === 1 ? '' : 's'} to ${opts.output}\n`);
   return ExitCode.Ok;
 }

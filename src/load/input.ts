@@ -1,0 +1,305 @@
+/**
+ * The input layer (issue 23): every dump kpx reads comes through here, as a stream of blocks of
+ * whole lines (grammars/common/stream.ts), never as one string read up front.
+ *
+ * - A file is read in 1 MiB pieces; a `.gz` file (told by its magic bytes, not its name) is
+ *   inflated as it is read. Memory follows what the reader keeps, not the size of the file.
+ * - Limits, each named in its refusal with the flag that raises it:
+ *   `--max-input-size` (the text of one input, after inflating: a bigger regular file is refused
+ *   before it is read; a stream is stopped when it gets there), and `--max-gzip-ratio` (a `.gz`
+ *   that inflates to more than that many times its compressed size, once past RATIO_FLOOR: a
+ *   gzip bomb, or a file of zeros).
+ * - A `.gz` that ends early or is damaged mid-way: what inflated before the damage is read, and
+ *   the damage is said (`damaged`); a file whose first bytes do not inflate is unreadable.
+ *
+ * The CLI sets the limits from its flags through the environment (KPX_MAX_INPUT_SIZE,
+ * KPX_MAX_GZIP_RATIO), so that worker threads loading cluster nodes apply the same ones.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { pipeline, Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import type { TextStream } from '../../grammars/common/stream.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The default of --max-input-size: above the iptables-save of a 30k-Service node (89 MiB), which
+ * kpx reads in about 1.3 GiB (the model of a dump takes 10–15× its text); much more would not
+ * fit a small jump host.
+ */
+export const DEFAULT_MAX_INPUT_BYTES = 128 * MiB;
+/** The default of --max-gzip-ratio: real dumps inflate 5–40×; zeros and repeated lines, 1000×. */
+export const DEFAULT_MAX_GZIP_RATIO = 200;
+/** The ratio is judged only past this much inflated text: a small file may compress very well. */
+export const RATIO_FLOOR = 4 * MiB;
+/**
+ * The longest string V8 makes (0x1fffffe8 UTF-16 units): a reader that takes its input whole,
+ * or one line of a streamed input, can never be longer than this.
+ */
+export const MAX_STRING = 0x1fffffe8;
+
+const READ_BYTES = MiB;
+/** Files up to this size are read in one call. */
+const SMALL_FILE = 256 * 1024;
+
+export interface InputLimits {
+  /** Bytes of text (inflated) one input may hold. */
+  readonly maxBytes: number;
+  /** Inflated / compressed size a `.gz` may reach once past RATIO_FLOOR; 0: no ratio limit. */
+  readonly maxGzipRatio: number;
+}
+
+/** `512M`, `1G`, `1.5GiB`, `600MB`, `4096` → bytes (K/M/G/T are powers of 1024); undefined when not a size. */
+export function parseSize(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:i?b)?|b)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const unit = m[2] ? 1024 ** ('kmgt'.indexOf(m[2].toLowerCase()) + 1) : 1;
+  const n = Math.floor(Number(m[1]) * unit);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** 268435456 → `256 MiB`. */
+export function sizeWords(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+/** The limits in force: the environment (set by the CLI's flags), else the defaults. */
+export function inputLimits(env: NodeJS.ProcessEnv = process.env): InputLimits {
+  const size = env.KPX_MAX_INPUT_SIZE === undefined ? undefined : parseSize(env.KPX_MAX_INPUT_SIZE);
+  const ratio = env.KPX_MAX_GZIP_RATIO === undefined ? undefined : Number(env.KPX_MAX_GZIP_RATIO);
+  return {
+    maxBytes: size ?? DEFAULT_MAX_INPUT_BYTES,
+    maxGzipRatio: ratio !== undefined && Number.isFinite(ratio) && ratio >= 0 ? ratio : DEFAULT_MAX_GZIP_RATIO,
+  };
+}
+
+/** An input stopped by a limit: `message` names the limit and how to raise it. */
+export class InputLimitError extends Error {
+  constructor(
+    message: string,
+    readonly limit: 'max-input-size' | 'max-gzip-ratio' | 'string-length',
+  ) {
+    super(message);
+  }
+}
+
+/** Refusal of a file whose size on disk is already over --max-input-size (nothing is read). */
+export function tooBigOnDisk(bytes: number, limits: InputLimits): InputLimitError | undefined {
+  if (bytes <= limits.maxBytes) return undefined;
+  return new InputLimitError(
+    `${sizeWords(bytes)} is more than kpx reads from one input (--max-input-size ${sizeWords(limits.maxBytes)}); not read. ` +
+      `If it is a real dump and this machine has the memory, raise the limit: --max-input-size ${sizeWords(nextSize(bytes)).replace(/ /g, '').replace(/iB$/, '')}`,
+    'max-input-size',
+  );
+}
+
+/** A round size above `bytes` to suggest: the next power of two MiB. */
+function nextSize(bytes: number): number {
+  let s = 64 * MiB;
+  while (s < bytes) s *= 2;
+  return s;
+}
+
+/** What a stream learned while it was read (valid once it has been read to its end). */
+export interface StreamReport {
+  /** Text bytes read (after inflating). */
+  bytes: number;
+  gzip: boolean;
+  /** The gzip data ended early or was damaged after `bytes` bytes of text: why. */
+  damaged?: string;
+}
+
+/** Where a stream's bytes come from: a path, or an open descriptor (stdin). */
+export type StreamOrigin = { readonly path: string } | { readonly fd: number } | { readonly stream: Readable };
+
+/**
+ * The text of an input as blocks of whole lines. `sizeOnDisk`: for progress (0 when unknown).
+ * Throws InputLimitError when a limit is reached, and the file system's own errors (ENOENT,
+ * EACCES, EIO…) as they come.
+ */
+export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits: InputLimits, report: StreamReport = { bytes: 0, gzip: false }): TextStream {
+  let rawBytes = 0;
+  return {
+    fraction: () => (sizeOnDisk > 0 ? Math.min(1, rawBytes / sizeOnDisk) : undefined),
+    [Symbol.asyncIterator]: () => blocks(),
+  };
+
+  async function* raw(file: Readable): AsyncGenerator<Buffer> {
+    for await (const chunk of file as AsyncIterable<Buffer>) {
+      rawBytes += chunk.length;
+      yield chunk;
+    }
+  }
+
+  async function* blocks(): AsyncGenerator<string> {
+    // A small regular file in one read: a bundle of 20,000 tiny files should not pay for 20,000 streams.
+    if ('path' in origin && sizeOnDisk > 0 && sizeOnDisk <= SMALL_FILE) {
+      const buf = await readFile(origin.path);
+      if (!(buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) && buf.length <= SMALL_FILE) {
+        rawBytes = buf.length;
+        report.bytes = buf.length;
+        if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
+        if (buf.length > 0) yield buf.toString('utf8');
+        return;
+      }
+      origin = { stream: Readable.from([buf]) };
+    }
+    const file: Readable =
+      'stream' in origin
+        ? origin.stream
+        : 'path' in origin
+          ? createReadStream(origin.path, { highWaterMark: READ_BYTES })
+          : createReadStream('', { fd: origin.fd, autoClose: false, highWaterMark: READ_BYTES });
+    const source = raw(file);
+    let first: IteratorResult<Buffer>;
+    try {
+      first = await source.next();
+    } catch (e) {
+      file.destroy();
+      throw e;
+    }
+    if (first.done) return;
+    const head = first.value;
+    const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+    report.gzip = gzip;
+    const decoder = new StringDecoder('utf8');
+    const lines = new LineBlocks();
+    if (!gzip) {
+      try {
+        for (let chunk: Buffer | undefined = head; chunk !== undefined; ) {
+          report.bytes += chunk.length;
+          if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
+          const block = lines.push(decoder.write(chunk));
+          if (block !== undefined) yield block;
+          const next = await source.next();
+          chunk = next.done ? undefined : next.value;
+        }
+      } finally {
+        file.destroy();
+      }
+      const rest = lines.end(decoder.end());
+      if (rest !== undefined) yield rest;
+      return;
+    }
+    // Inflate as the file is read; stop at a limit (the iterator's return() destroys the pipeline).
+    const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+    const compressed = Readable.from((async function* () {
+      yield head;
+      yield* source;
+    })());
+    const inflated = pipeline(compressed, gunzip, () => {});
+    try {
+      for await (const chunk of inflated as AsyncIterable<Buffer>) {
+        report.bytes += chunk.length;
+        if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes, true);
+        // Compressed bytes the inflater has consumed (not those read ahead of it).
+        if (limits.maxGzipRatio > 0 && report.bytes > RATIO_FLOOR && report.bytes > limits.maxGzipRatio * gunzip.bytesWritten) throw overRatio(limits, report.bytes, gunzip.bytesWritten);
+        const block = lines.push(decoder.write(chunk));
+        if (block !== undefined) yield block;
+      }
+    } catch (e) {
+      if (e instanceof InputLimitError || !isZlibError(e)) throw e;
+      // Damaged or cut short: what inflated so far is read; the reader is told, and says so.
+      if (report.bytes === 0) throw new NotGzip((e as Error).message);
+      report.damaged = (e as Error).message;
+    } finally {
+      file.destroy();
+      gunzip.destroy();
+    }
+    const rest = lines.end(decoder.end());
+    if (rest !== undefined) yield rest;
+  }
+}
+
+/** A file that starts like gzip but whose data does not inflate at all. */
+export class NotGzip extends Error {}
+
+function isZlibError(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+function overSize(limits: InputLimits, bytes: number, gzip = false): InputLimitError {
+  return new InputLimitError(
+    `${gzip ? 'inflates to' : 'holds'} more than --max-input-size ${sizeWords(limits.maxBytes)} of text (kpx stopped at ${sizeWords(bytes)}); not read. ` +
+      `If it is a real dump and this machine has the memory, raise the limit: --max-input-size ${sizeWords(nextSize(bytes * 2)).replace(/ /g, '').replace(/iB$/, '')}`,
+    'max-input-size',
+  );
+}
+
+function overRatio(limits: InputLimits, inflated: number, compressed: number): InputLimitError {
+  return new InputLimitError(
+    `inflates more than ${limits.maxGzipRatio}× its compressed size (${sizeWords(compressed)} gave ${sizeWords(inflated)} and more): a gzip bomb or a file of zeros, not a dump; not read. ` +
+      `If it is a real dump, raise the limit: --max-gzip-ratio ${limits.maxGzipRatio * 10} (0: no ratio limit; --max-input-size still applies)`,
+    'max-gzip-ratio',
+  );
+}
+
+/** Decoded text → blocks that end at a line's end; the piece after the last `\n` waits for more. */
+class LineBlocks {
+  private carry: string[] = [];
+  private carryLength = 0;
+
+  push(text: string): string | undefined {
+    const cut = text.lastIndexOf('\n');
+    if (cut < 0) {
+      this.hold(text);
+      return undefined;
+    }
+    const block = this.carryLength === 0 ? text.slice(0, cut + 1) : this.take() + text.slice(0, cut + 1);
+    if (cut + 1 < text.length) this.hold(text.slice(cut + 1));
+    return block;
+  }
+
+  end(text: string): string | undefined {
+    if (text.length > 0) this.hold(text);
+    return this.carryLength === 0 ? undefined : this.take();
+  }
+
+  private hold(text: string): void {
+    this.carryLength += text.length;
+    if (this.carryLength > MAX_STRING - 2 * READ_BYTES) {
+      throw new InputLimitError(
+        `holds a line longer than kpx can keep in memory (JavaScript strings stop at ${sizeWords(MAX_STRING)}); not read: this is not a dump kpx reads`,
+        'string-length',
+      );
+    }
+    this.carry.push(text);
+  }
+
+  private take(): string {
+    const s = this.carry.length === 1 ? this.carry[0] : this.carry.join('');
+    this.carry = [];
+    this.carryLength = 0;
+    return s;
+  }
+}
+
+/**
+ * The whole text of a stream, for readers that read a file whole: refused when it would be
+ * longer than a JavaScript string can be (the limit was raised past it), never an internal error.
+ */
+export async function readWhole(stream: AsyncIterable<string>, format: string): Promise<string> {
+  const parts: string[] = [];
+  let length = 0;
+  for await (const block of stream) {
+    length += block.length;
+    if (length > MAX_STRING) {
+      throw new InputLimitError(
+        `kpx reads ${format} files whole, and this one is longer than a JavaScript string can be (${sizeWords(MAX_STRING)}); not read: split it, or keep only the part you need`,
+        'string-length',
+      );
+    }
+    parts.push(block);
+  }
+  return parts.length === 1 ? parts[0] : parts.join('');
+}
