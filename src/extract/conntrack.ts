@@ -1,6 +1,7 @@
 /** Connection-tracking dumps → ConntrackTable / ConntrackStats (src/model/conntrack.ts). */
 import { ConntrackListingReader, parseConntrackStats, PROTOCOLS, type EntrySyntax } from '../../grammars/conntrack/index.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
+import type { TextStream } from '../../grammars/common/stream.js';
 import { CT_FLAG, ConntrackTable, type ConntrackStats, type CtRow } from '../model/conntrack.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { formatIp, parseIp } from '../model/addr.js';
@@ -117,11 +118,22 @@ export function extractConntrack(text: string, file: string): { table: Conntrack
   return b.finish();
 }
 
+function parsedTable(table: ConntrackTable, diagnostics: Diagnostic[], file: string): ParsedInput<ConntrackTable> {
+  return { format: 'conntrack', file, data: table, diagnostics, variant: table.variant === 'proc' ? 'proc' : undefined, counts: { entries: table.size } } as ParsedInput<ConntrackTable>;
+}
+
 export const conntrackParser: FormatParser<ConntrackTable> = {
   id: 'conntrack',
   parse(text: string, file: string): ParsedInput<ConntrackTable> {
     const { table, diagnostics } = extractConntrack(text, file);
-    return { format: 'conntrack', file, data: table, diagnostics, variant: table.variant === 'proc' ? 'proc' : undefined, counts: { entries: table.size } } as ParsedInput<ConntrackTable>;
+    return parsedTable(table, diagnostics, file);
+  },
+  // The input layer hands the listing over block by block: a table of millions of entries is never one string.
+  async parseStream(text: TextStream, file: string): Promise<ParsedInput<ConntrackTable>> {
+    const b = new ConntrackTableBuilder(file);
+    for await (const block of text) b.push(block);
+    const { table, diagnostics } = b.finish();
+    return parsedTable(table, diagnostics, file);
   },
 };
 
