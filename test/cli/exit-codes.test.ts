@@ -39,7 +39,7 @@ describe('exit 3: the inputs cannot answer', () => {
       expect(r.stderr).toMatch(/^kpx: .*nft-ruleset\.txt: kube-proxy's iptables-mode rules read from the nft listing of iptables-nft's tables \([^)]*table ip nat[^)]*\): .*Service names .* are unknown; iptables-save shows them/m);
       noStack(r.stderr);
     }
-    expect(kpx(['services', '-i', only]).stdout).toContain('10.96.0.10:53/udp');
+    expect(kpx(['services', '-i', only]).stdout).toMatch(/^<unnamed>\s+10\.96\.0\.10\s+53\/UDP\s+2 \(1 local\)\s+healthy/m);
     expect(kpx(['trace', '10.96.0.10:53/udp', '-i', only]).stdout).toMatch(/50%\s+DNAT → 10\.244\.0\.2:53/);
     // With the node's iptables-save beside it, iptables-save answers (names and all), and the view is not read.
     const both = bundle('iptables-nft-view-and-save', ['nft-ruleset.txt', 'iptables-save.txt', 'ip-addr.txt', 'ip-route.txt']);
