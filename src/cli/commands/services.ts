@@ -12,7 +12,7 @@ import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
-import { explainWithoutRules, withoutRulesJson } from '../../render/api.js';
+import { explainSelectorless, explainWithoutRules, withoutRulesJson } from '../../render/api.js';
 
 export interface ServicesOptions extends InputOptions {
   output: 'text' | 'json';
@@ -59,7 +59,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const res = await resolveServices(snapshot);
   const stale = staleRulesNotice(snapshot);
   // The API's Services kube-proxy programs nothing for (headless, ExternalName…): explained, not missing.
-  const withoutRules: readonly ServiceWithoutRules[] = snapshot.api ? intendedDataplane(snapshot.api, snapshot).withoutRules : [];
+  const intent = snapshot.api ? intendedDataplane(snapshot.api, snapshot) : undefined;
+  const withoutRules: readonly ServiceWithoutRules[] = intent?.withoutRules ?? [];
+  const selectorless = intent?.ports.filter((p) => p.service.selector === null) ?? [];
   const apiGiven = snapshot.api !== undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
@@ -88,7 +90,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
       process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
       return ExitCode.Ok;
     }
-    process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n'));
+    // A Service without a selector: where its endpoints come from (or why there are none), from the API.
+    const notes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
+    process.stdout.write(services.map((s) => renderServiceDetail(s, c)).join('\n') + notes.map((n) => `${n}\n`).join(''));
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
