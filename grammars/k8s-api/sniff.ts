@@ -14,17 +14,28 @@ const KIND_YAML = new RegExp(`^\\s*(?:- )?kind:\\s*["']?${KINDS}["']?\\s*$`);
 const KIND_JSON = new RegExp(`"kind"\\s*:\\s*"${KINDS}"`);
 const API_YAML = /^\s*(?:- )?apiVersion:\s*["']?(?:v1|discovery\.k8s\.io\/v1(?:beta1)?)["']?\s*$/;
 const API_JSON = /"apiVersion"\s*:\s*"(?:v1|discovery\.k8s\.io\/v1(?:beta1)?)"/;
+const KIND_OF = /(?:^\s*(?:- )?kind:\s*["']?|"kind"\s*:\s*")(\w+)/;
+/** Flags only kube-proxy has (as the kube-proxy-config sniffer knows them). */
+const KUBE_PROXY_FLAG = /--(?:proxy-mode|masquerade-bit|ipvs-strict-arp|ipvs-scheduler|nodeport-addresses|detect-local-mode|conntrack-max-per-core)=?/;
+const POD_ONLY = new Set(['Pod', 'PodList', 'List']);
 
 export const k8sApiSniffer: Sniffer<'k8s-api'> = {
   id: 'k8s-api',
   sniff(lines) {
     let kind = false;
     let api = false;
+    let flags = false;
+    const kinds = new Set<string>();
     for (const l of lines.slice(0, 200)) {
       if (KIND_YAML.test(l) || KIND_JSON.test(l)) kind = true;
       if (API_YAML.test(l) || API_JSON.test(l)) api = true;
-      if (kind && api) return 0.95;
+      const k = KIND_OF.exec(l)?.[1];
+      if (k) kinds.add(k);
+      if (KUBE_PROXY_FLAG.test(l)) flags = true;
     }
-    return 0;
+    if (!kind || !api) return 0;
+    // `kubectl get pod kube-proxy-… -o yaml`: its command line is kube-proxy's configuration (flags),
+    // which the kube-proxy-config reader takes (0.9); a dump with Services or slices stays the API's.
+    return flags && [...kinds].every((k) => POD_ONLY.has(k)) ? 0.85 : 0.95;
   },
 };

@@ -71,9 +71,9 @@ interface Collected {
 }
 
 function readObject(r: Reader, o: unknown, node: YamlNode | undefined, out: Collected): void {
-  const w = whereOf(r, node);
+  const at = whereOf(r, node);
   if (!isObj(o)) {
-    if (o !== null && o !== undefined) warn(r, w, 'k8s/not-an-object', 'expected a Kubernetes object (a mapping with kind and apiVersion)');
+    if (o !== null && o !== undefined) warn(r, at, 'k8s/not-an-object', 'expected a Kubernetes object (a mapping with kind and apiVersion)');
     return;
   }
   const kind = str(o.kind);
@@ -84,8 +84,12 @@ function readObject(r: Reader, o: unknown, node: YamlNode | undefined, out: Coll
   }
   const meta = obj(o.metadata);
   const name = str(meta.name);
+  // Cite an object by its name line (`"name": "web",` / `name: web`), which says which object it is;
+  // its first line is only `{` or `- apiVersion: v1`.
+  const nameNode = child(child(node, 'metadata'), 'name');
+  const w = nameNode ? whereOf(r, nameNode) : at;
   const namespace = str(meta.namespace) ?? 'default';
-  if (kind === null) return warn(r, w, 'k8s/no-kind', 'this object has no `kind`: kpx cannot tell what it is');
+  if (kind === null) return warn(r, at, 'k8s/no-kind', 'this object has no `kind`: kpx cannot tell what it is');
   if (!['Service', 'EndpointSlice', 'Endpoints', 'Node', 'Pod'].includes(kind)) {
     out.ignored.set(kind, (out.ignored.get(kind) ?? 0) + 1);
     return;
@@ -173,7 +177,9 @@ function readSlice(r: Reader, namespace: string, name: string, meta: Obj, o: Obj
     const hints = isObj(eo.hints)
       ? { forZones: (Array.isArray(eo.hints.forZones) ? eo.hints.forZones : []).map((z) => str(obj(z).name)).filter((z): z is string => z !== null), forNodes: (Array.isArray(eo.hints.forNodes) ? eo.hints.forNodes : []).map((z) => str(obj(z).name)).filter((z): z is string => z !== null) }
       : null;
-    return { addresses: strs(eo.addresses), conditions: { ready: bool(c.ready), serving: bool(c.serving), terminating: bool(c.terminating) }, nodeName: str(eo.nodeName), zone: str(eo.zone), hints, where: whereOf(r, epNodes[i] ?? node) };
+    // An endpoint is cited by its (first) address line.
+    const addrNode = items(child(epNodes[i], 'addresses'))[0] ?? epNodes[i] ?? node;
+    return { addresses: strs(eo.addresses), conditions: { ready: bool(c.ready), serving: bool(c.serving), terminating: bool(c.terminating) }, nodeName: str(eo.nodeName), zone: str(eo.zone), hints, where: whereOf(r, addrNode) };
   });
   const ports = (Array.isArray(o.ports) ? o.ports : []).map((p) => {
     const po = obj(p);

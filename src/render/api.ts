@@ -4,7 +4,7 @@
  * untrusted like dump text: printable() keeps control characters out.
  */
 import { printable } from '../source/index.js';
-import type { ServiceWithoutRules } from '../kube/intent.js';
+import type { IntendedServicePort, ServiceWithoutRules } from '../kube/intent.js';
 
 export function explainWithoutRules(w: ServiceWithoutRules): string {
   const name = printable(`${w.service.namespace}/${w.service.name}`, 120);
@@ -20,6 +20,14 @@ export function explainWithoutRules(w: ServiceWithoutRules): string {
     case 'no-cluster-ip':
       return `${name} has no cluster IP in the API: kube-proxy has nothing to program`;
   }
+}
+
+/** A Service with no selector: its endpoints are whatever EndpointSlices someone else writes. */
+export function explainSelectorless(p: IntendedServicePort): string {
+  const name = printable(`${p.namespace}/${p.name}`, 120);
+  return p.listed.length === 0
+    ? `${name} has no selector and no EndpointSlice lists an endpoint for it: its endpoints are written by hand or by another controller, and none exists (kube-proxy rejects its traffic)`
+    : `${name} has no selector: its ${p.listed.length} endpoint${p.listed.length === 1 ? '' : 's'} come from EndpointSlices written by hand or by another controller, not from pods`;
 }
 
 /** The JSON form (`kpx services -o json`, key `withoutRules`). */

@@ -1,6 +1,6 @@
 /** The CLI with the API's objects beside the dumps (spawns dist/: `npm run build` first). */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,14 @@ describe('kpx services / trace with the API objects (IPVS node)', () => {
     const e = kpx('services', '--service', 'default/mail-relay', '-i', dir);
     expect(e.status).toBe(0);
     expect(e.stdout).toBe('default/mail-relay is an ExternalName Service: a DNS CNAME to smtp.example.com; no dataplane rules on any node\n');
+    // A Service without a selector and without endpoints: where its endpoints would come from.
+    const api = JSON.parse(readFileSync(join(dir, 'api-objects.json'), 'utf8')) as { items: { kind: string; metadata: { name: string }; spec?: { selector?: unknown } }[] };
+    const svc = api.items.find((o) => o.kind === 'Service' && o.metadata.name === 'no-endpoints')!;
+    delete svc.spec!.selector;
+    writeFileSync(join(dir, 'api-objects.json'), JSON.stringify(api, null, 2));
+    const sl = kpx('services', '--service', 'shapes/no-endpoints', '-i', dir);
+    expect(sl.status).toBe(0);
+    expect(sl.stdout).toMatch(/shapes\/no-endpoints has no selector and no EndpointSlice lists an endpoint for it: its endpoints are written by hand or by another controller, and none exists/);
     const none = kpx('trace', 'default/no-such', '-i', dir);
     // Not in the dumps nor in the API: an answer (exit 0), with the nearest names when there are any.
     expect(none.status).toBe(0);

@@ -24,6 +24,10 @@ describe('kubectl get svc,endpointslices,nodes,pods -A', () => {
     // Not every JSON or YAML: a KubeProxyConfiguration and an nft -j listing stay theirs.
     expect(detectFormat('apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n')).toBe('kube-proxy-config');
     expect(detectFormat('{"nftables": [{"metainfo": {"version": "1.0.9"}}]}')).not.toBe('k8s-api');
+    // kube-proxy's own Pod (kubectl get pod -o yaml) is read for its flags; a dump with Services stays the API's.
+    const kubeProxyPod = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-proxy-x7k2p\n  namespace: kube-system\nspec:\n  containers:\n  - command:\n    - /usr/local/bin/kube-proxy\n    - --proxy-mode=ipvs\n    - --cluster-cidr=10.244.0.0/16\n';
+    expect(detectFormat(kubeProxyPod)).toBe('kube-proxy-config');
+    expect(detectFormat(`apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\n${kubeProxyPod}`)).toBe('k8s-api');
   });
 
   it('-o json and -o yaml (a List, or one document per object) give the same objects', () => {
@@ -44,12 +48,14 @@ describe('kubectl get svc,endpointslices,nodes,pods -A', () => {
     const r = extractK8sApi(text, 'api.json');
     const lines = text.split('\n');
     const svc = r.data.services.find((s) => s.name === 'kube-dns')!;
-    // The object starts at its `{`; the line is the file's own.
+    // An object is cited by its name line, an endpoint by its address line; the text is the file's own line.
     expect(lines[svc.where.line - 1]).toBe(svc.where.text);
-    expect(svc.where.text.trim()).toBe('{');
-    expect(lines.slice(svc.where.line, svc.where.line + 3).join('\n')).toContain('"kind": "Service"');
+    expect(svc.where.text.trim()).toBe('"name": "kube-dns",');
+    expect(svc.where.column).toBe(svc.where.text.indexOf('"kube-dns"') + 1);
     const ep = r.data.slices.flatMap((s) => s.endpoints)[0];
-    expect(lines.slice(ep.where.line - 1, ep.where.line + 3).join('\n')).toContain(ep.addresses[0]);
+    expect(ep.where.text.trim()).toBe(`"${ep.addresses[0]}"`);
+    const y = extractK8sApi(stringify(list), 'api.yaml').data.services.find((s) => s.name === 'kube-dns')!;
+    expect(y.where.text.trim()).toBe('name: kube-dns');
   });
 
   it('separate files per kind make one set of objects', async () => {

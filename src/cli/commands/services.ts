@@ -16,7 +16,7 @@ import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
-import { explainWithoutRules, withoutRulesJson } from '../../render/api.js';
+import { explainSelectorless, explainWithoutRules, withoutRulesJson } from '../../render/api.js';
 
 export interface ServicesOptions extends InputOptions {
   output: 'text' | 'wide' | 'json' | 'yaml';
@@ -63,7 +63,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const res = await resolveServices(snapshot);
   const stale = staleRulesNotice(snapshot);
   // The API's Services kube-proxy programs nothing for (headless, ExternalName…): explained, not missing.
-  const withoutRules: readonly ServiceWithoutRules[] = snapshot.api ? intendedDataplane(snapshot.api, snapshot).withoutRules : [];
+  const intent = snapshot.api ? intendedDataplane(snapshot.api, snapshot) : undefined;
+  const withoutRules: readonly ServiceWithoutRules[] = intent?.withoutRules ?? [];
+  const selectorless = intent?.ports.filter((p) => p.service.selector === null) ?? [];
   const apiGiven = snapshot.api !== undefined;
   // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
   const tables = snapshot.conntrack?.tables ?? [];
@@ -97,7 +99,9 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
       process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
       return ExitCode.Ok;
     }
-    process.stdout.write(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n'));
+    // A Service without a selector: where its endpoints come from (or why there are none), from the API.
+    const notes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
+    process.stdout.write(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n') + notes.map((n) => `${n}\n`).join(''));
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
