@@ -3,7 +3,8 @@
  * become text: a readable story (Service first, then each hop with its dump line). JSON is the
  * trace itself.
  */
-import type { Condition, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
+import type { Condition, KernelFate, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
+import type { MtuShortfall, SwitchEvidence, SwitchName } from '../model/switches.js';
 import { printable } from '../source/index.js';
 import type { Colors } from './colors.js';
 
@@ -104,12 +105,89 @@ export function assumptionText(a: TraceAssumption): string {
       return a.startKind === 'map'
         ? `the evidence has ${a.table}'s map ${a.start} but no base chain at the ${a.hook.toLowerCase()} hook: the walk starts with kube-proxy's lookup in ${a.start}`
         : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
+    case 'switch-assumed':
+      return `${switchName(a.switch)}${a.iface ? ` on ${a.iface}` : ''} is not in the dumps: assumed ${a.assumed}`;
     case 'ipvs-address-local':
       return `${a.address} is an IPVS virtual server: kube-proxy binds it to kube-ipvs0, so it is taken as this node's address (no kube-ipvs0 in the evidence)`;
     case 'too-many-scenarios':
       return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
   }
   return '';
+}
+
+const SWITCH_NAMES: Record<SwitchName | 'mtu', string> = {
+  forwarding: 'forwarding (net.ipv4.ip_forward / conf.IFACE.forwarding / net.ipv6.conf.all.forwarding)',
+  rp_filter: 'rp_filter',
+  route_localnet: 'route_localnet',
+  'bridge-nf-call-iptables': 'bridge-nf-call-iptables (br_netfilter)',
+  hairpin: 'hairpin mode of the bridge ports',
+  mtu: 'MTU along the path',
+};
+const switchName = (s: SwitchName | 'mtu') => SWITCH_NAMES[s];
+
+/** `sysctl.txt:12 net.ipv4.ip_forward = 0`, or `net.bridge.… not in the dump`. */
+export function evidenceText(e: SwitchEvidence): string {
+  if (e.value === null) return `${e.key} not in the dump`;
+  const at = e.file ? `${e.file.split(/[\\/]/).pop()}${e.line !== null ? `:${e.line}` : ''} ` : '';
+  return e.key.endsWith(' hairpin') ? `${at}${e.key} ${e.value}` : `${at}${e.key} = ${e.value}`;
+}
+
+const evidenceList = (ev: readonly SwitchEvidence[]) => (ev.length ? ` (${ev.map(evidenceText).join(', ')})` : '');
+
+function bridgeOff(iface: string | undefined, moduleLoaded: boolean | undefined): string {
+  const why = moduleLoaded === false ? 'br_netfilter not loaded (no net.bridge.* key in sysctl -a)' : 'bridge-nf-call-iptables off';
+  return `${why}: the endpoint's reply crosses ${iface ?? 'the bridge'} without conntrack's reverse NAT; the client sees the pod's address, not the Service's, and discards it`;
+}
+
+/** How a kernel switch ended (or broke) an outcome, for its first line: `dropped by forwarding off on eth0 (…)`. */
+export function fateText(f: KernelFate): string {
+  const on = f.iface ? ` on ${f.iface}` : '';
+  const ev = evidenceList(f.evidence);
+  switch (f.code) {
+    case 'dropped-forwarding-off':
+      return `dropped by forwarding off${on} at the routing decision${ev}`;
+    case 'dropped-rp-filter':
+      return `dropped by rp_filter ${f.value ?? ''} (${f.value === 1 ? 'strict' : 'loose'})${on}: ${f.value === 1 ? `the route back to the source does not leave by ${f.iface ?? 'the input interface'}` : 'no route back to the source'}${ev}`;
+    case 'dropped-route-localnet':
+      return `dropped by route_localnet off${on}: 127.0.0.0/8 may not cross it${ev}`;
+    case 'dropped-hairpin-off':
+      return `dropped by hairpin off on ${f.iface ?? 'the bridge'}'s ports${ev}`;
+    case 'reply-bypasses-nat':
+      return `reply broken: ${f.moduleLoaded === false ? 'br_netfilter not loaded' : 'bridge-nf-call-iptables off'}${on}: the pod's reply is bridged to the client without reverse NAT${ev}`;
+  }
+}
+
+function shortfallText(m: MtuShortfall): string {
+  return `${m.tunnel} (${m.kind}) has MTU ${m.tunnelMtu}: with ${m.overhead} bytes of encapsulation that is ${m.tunnelMtu + m.overhead}, more than ${m.underlay}'s ${m.underlayMtu}; packets over ${m.underlayMtu - m.overhead} bytes are fragmented or dropped`;
+}
+
+function switchStepText(s: Extract<TraceStep, { code: 'kernel-switch' }>): string {
+  const on = s.iface ? ` on ${s.iface}` : '';
+  const ev = evidenceList(s.evidence);
+  switch (s.switch) {
+    case 'forwarding':
+      return s.effect === 'drop' ? `forwarding off${on}: dropped at the routing decision${ev}` : `forwarding on${on}${ev}`;
+    case 'rp_filter':
+      return s.effect === 'drop'
+        ? `rp_filter ${s.value ?? ''}${on}: the route back to the source fails the check: dropped${ev}`
+        : `rp_filter ${s.value ?? ''} (${s.value === 1 ? 'strict' : s.value === 2 ? 'loose' : 'off'})${on}: the route back to the source passes${ev}`;
+    case 'route_localnet':
+      return s.effect === 'drop' ? `route_localnet off${on}: a 127.0.0.0/8 address may not cross it: dropped${ev}` : `route_localnet on${on}: 127.0.0.0/8 may cross it${ev}`;
+    case 'bridge-nf-call-iptables':
+      return s.effect === 'reply-bypasses-nat' ? `${bridgeOff(s.iface, s.moduleLoaded)}${ev}` : `bridged frames${on} traverse iptables${ev}`;
+    case 'hairpin':
+      return s.effect === 'drop'
+        ? `hairpin off on every port of ${s.iface ?? 'the bridge'}: the frame would go back out of the port it came in on: dropped${ev}`
+        : s.effect === 'unknown'
+          ? `hairpin differs between the ports of ${s.iface ?? 'the bridge'} and the dumps do not say which port the pod is behind${ev}`
+          : `hairpin on${on}: the frame may go back out of the port it came in on${ev}`;
+  }
+}
+
+function mtuStepText(s: Extract<TraceStep, { code: 'mtu' }>): string {
+  const hops = s.hops.map((h) => `${h.role} ${h.iface} ${h.mtu}`).join(', ');
+  const largest = s.largest !== undefined ? `; the largest packet that passes unfragmented is ${s.largest} bytes` : '';
+  return `MTU: ${hops}${largest}${s.shortfall ? `; ${shortfallText(s.shortfall)}` : ''}`;
 }
 
 function shareNote(s: Share | undefined, dialect: TraceStep['dialect']): string {
@@ -173,6 +251,10 @@ export function stepText(s: TraceStep): string {
       return 'virtual server: every real server has weight 0 (draining): no new connections';
     case 'ipvs-no-real-servers':
       return 'virtual server has no real servers: the packet is dropped';
+    case 'kernel-switch':
+      return switchStepText(s);
+    case 'mtu':
+      return mtuStepText(s);
   }
 }
 
@@ -191,7 +273,7 @@ function verdictText(o: TraceOutcome, c: Colors): string {
     case 'NONE':
       return c.yellow(`NONE: no rule claimed the packet; it passes on to ${o.destination} unchanged`);
     case 'DROP':
-      return c.red('DROP');
+      return c.red(o.fate ? `DROP: ${fateText(o.fate)}` : 'DROP');
     case 'REJECT':
       return c.red('REJECT');
     case 'UNKNOWN':
@@ -212,6 +294,8 @@ function outcomeLines(o: TraceOutcome, c: Colors, pct: boolean, verbose: boolean
   if (o.route) lines.push(`    route  ${o.route.summary}${o.route.line ? c.dim(`  (${o.route.file}:${o.route.line})`) : ''}`);
   if (o.route?.policyRule) lines.push(c.dim(`           chosen by ip rule ${printable(o.route.policyRule, 160)}`));
   if (o.route?.problem) lines.push(c.red(`    problem: ${o.route.problem}`));
+  if (o.fate && o.verdict !== 'DROP') lines.push(c.red(`    problem: ${printable(fateText(o.fate), 400)}`));
+  for (const s of o.steps) if (s.code === 'mtu' && s.shortfall) lines.push(c.red(`    problem: ${shortfallText(s.shortfall)}`));
   return lines;
 }
 
