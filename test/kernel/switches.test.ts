@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNetns, deleteNetns, requireKernel, type Netns } from '../helpers/netns.js';
+import { createNetns, deleteNetns, leftoverNetns, requireKernel, type Netns } from '../helpers/netns.js';
 import { BIN } from '../helpers/exec.js';
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
@@ -30,7 +30,11 @@ import type { SourceSpec } from '../../src/trace/source.js';
 const kernel = requireKernel();
 const HARNESS = join(dirname(fileURLToPath(import.meta.url)), 'harness');
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-switches-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+  // Every namespace this file made is gone, also after a failed test.
+  expect(leftoverNetns().filter((n) => n.startsWith('kpxt-sw'))).toEqual([]);
+});
 
 const RULES = `*nat
 :PREROUTING ACCEPT [0:0]
@@ -92,8 +96,24 @@ function responder(ns: Netns, addresses: string[], ports: number[]): Promise<voi
   });
 }
 
+/** Build the lab; a failure half-way deletes what was built (the caller never got the lab to destroy). */
 async function build(): Promise<Lab> {
-  const lab: Lab = { client: createNetns('swc'), node: createNetns('swn'), podA: createNetns('swa'), podB: createNetns('swb') };
+  const made: Netns[] = [];
+  const ns = (tag: string) => {
+    const n = createNetns(tag);
+    made.push(n);
+    return n;
+  };
+  try {
+    return await wire({ client: ns('swc'), node: ns('swn'), podA: ns('swa'), podB: ns('swb') });
+  } catch (e) {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    made.forEach((n) => deleteNetns(n));
+    throw e;
+  }
+}
+
+async function wire(lab: Lab): Promise<Lab> {
   const { client, node, podA, podB } = lab;
   veth(node, 'eth0', client, 'eth0');
   node.exec('ip', ['addr', 'add', '198.18.0.1/24', 'dev', 'eth0']);
