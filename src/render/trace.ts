@@ -116,11 +116,11 @@ export function assumptionText(a: TraceAssumption): string {
 }
 
 const SWITCH_NAMES: Record<SwitchName | 'mtu', string> = {
-  forwarding: 'forwarding (net.ipv4.ip_forward / conf.IFACE.forwarding / net.ipv6.conf.all.forwarding)',
+  forwarding: 'forwarding',
   rp_filter: 'rp_filter',
   route_localnet: 'route_localnet',
-  'bridge-nf-call-iptables': 'bridge-nf-call-iptables (br_netfilter)',
-  hairpin: 'hairpin mode of the bridge ports',
+  'bridge-nf-call-iptables': 'bridge-nf-call-iptables',
+  hairpin: 'hairpin on the bridge ports',
   mtu: 'MTU along the path',
 };
 const switchName = (s: SwitchName | 'mtu') => SWITCH_NAMES[s];

@@ -92,7 +92,7 @@ export class KernelSwitches {
       const r = routeLocalnetSwitch(s, iif);
       if (r.known && r.effect === 'drop') return this.drop(b, 'routing', r, 'dropped-route-localnet');
       if (r.known) b.steps.push(step('routing', r, 'pass'));
-      else this.assume(r, 'on (kube-proxy sets it for NodePorts on localhost)');
+      else this.assume(r, 'on (kube-proxy sets it for localhost NodePorts)');
     }
     if (!local) {
       const r = forwardingSwitch(s, b.st.family, iif);
@@ -109,7 +109,7 @@ export class KernelSwitches {
       const judged = r.known && (r.value === 0 || this.snapshot.routes.length > 0);
       if (judged && r.effect === 'drop') return this.drop(b, 'routing', r, 'dropped-rp-filter');
       if (judged && (r.value ?? 0) > 0) b.steps.push(step('routing', r, 'pass'));
-      else if (!judged) this.assume(r, r.known ? `${r.value} but the routes back to the source are not in the dumps: taken as passing` : 'off or loose (the route back to the source is not held to the input interface)');
+      else if (!judged) this.assume(r, r.known ? `${r.value}, but without routes back to the source: taken as passing` : 'off or loose');
     }
     return true;
   }
@@ -123,7 +123,7 @@ export class KernelSwitches {
     const r = routeLocalnetSwitch(this.snapshot.sysctls, outDev);
     if (r.known && r.effect === 'drop') return this.drop(b, 'rerouting', r, 'dropped-route-localnet');
     if (r.known) b.steps.push(step('rerouting', r, 'pass'));
-    else this.assume(r, 'on (kube-proxy sets it for NodePorts on localhost)');
+    else this.assume(r, 'on (kube-proxy sets it for localhost NodePorts)');
     return true;
   }
 
@@ -149,7 +149,7 @@ export class KernelSwitches {
     const br = bridgeNfSwitch(this.snapshot.sysctls, b.st.family, this.iface(dev));
     const self = b.st.dst.family === this.origin.family && b.st.dst.value === this.origin.value;
     if (!br.known) {
-      this.assume(br, '1 (br_netfilter loaded; kube-proxy needs it)');
+      this.assume(br, '1 (br_netfilter loaded, as kube-proxy needs)');
     } else if (br.effect === 'off') {
       // Hairpin traffic is masqueraded by kube-proxy, so its reply is routed back through the node.
       if (self || b.masquerade) {
@@ -165,7 +165,7 @@ export class KernelSwitches {
     if (hp.known && hp.effect === 'drop') return this.drop(b, 'bridge', hp, 'dropped-hairpin-off');
     if (hp.effect === 'unknown' && hp.evidence.length) b.steps.push(step('bridge', hp, 'unknown'));
     else if (hp.known) b.steps.push(step('bridge', hp, 'pass'));
-    else this.assume(hp, 'on (kubelet sets hairpin on pod ports)');
+    else this.assume(hp, 'on (kubelet sets it)');
     return true;
   }
 
@@ -179,7 +179,7 @@ export class KernelSwitches {
     if (!o) return;
     const tunnelByName = interfaceRole(o.name) === 'tunnel';
     if (!o.linkInfo && tunnelByName) {
-      this.assumed.push({ code: 'switch-assumed', switch: 'mtu', assumed: 'not checked (no ip -d link: the tunnel kind and its underlay are not shown)', iface: o.name });
+      this.assumed.push({ code: 'switch-assumed', switch: 'mtu', assumed: 'not checked (no ip -d link: tunnel kind and underlay unknown)', iface: o.name });
       return;
     }
     const p = pathMtu(this.snapshot.interfaces, b.st.inInterface, out);

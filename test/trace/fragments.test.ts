@@ -122,6 +122,8 @@ describe('an nft service-ips map without its base chain', () => {
     const { t, text } = await traceOf('nft-map.nft', NFT_MAP, '10.96.0.10:53/udp');
     expect(t.assumptions).toContainEqual({ code: 'entry-assumed', dialect: 'nft', table: 'ip kube-proxy', start: 'service-ips', startKind: 'map', hook: 'PREROUTING' });
     expect(text.split('\n').slice(8).join('\n')).toBe(`  assume  the evidence has ip kube-proxy's map service-ips but no base chain at the prerouting hook: the walk starts with kube-proxy's lookup in service-ips
+  assume  forwarding is not in the dumps: assumed on (kube-proxy needs it)
+  assume  rp_filter is not in the dumps: assumed off or loose
 
     50%  DNAT → 10.244.0.2:53
     ip kube-proxy/services:2  goto service-FY5PMXPG-kube-system/kube-dns/udp/dns (@service-ips: 10.96.0.10 . udp . 53)
