@@ -235,7 +235,11 @@ export function tunnelShortfall(tunnel: NetInterface, interfaces: readonly NetIn
  * The largest packet that crosses these interfaces unfragmented: the smallest MTU on the way, and
  * for a tunnel, its underlay's MTU less the encapsulation.
  */
-export function pathMtu(interfaces: readonly NetInterface[], inIface: string | undefined, outIface: string | undefined): { hops: MtuHop[]; largest?: number; shortfall?: MtuShortfall } {
+export function pathMtu(
+  interfaces: readonly NetInterface[],
+  inIface: string | undefined,
+  outIface: string | undefined,
+): { hops: MtuHop[]; largest?: number; shortfall?: MtuShortfall; underlayUnknown?: string } {
   const hops: MtuHop[] = [];
   const add = (name: string | undefined, role: MtuHop['role']) => {
     const i = name ? interfaces.find((x) => x.name === name) : undefined;
@@ -252,6 +256,8 @@ export function pathMtu(interfaces: readonly NetInterface[], inIface: string | u
     shortfall = tunnelShortfall(out, interfaces);
     const overhead = tunnelOverhead(out.linkInfo.kind, out.linkInfo.tunnel?.local?.includes(':') ? 6 : 4);
     if (under?.mtu !== undefined && overhead !== undefined) limit = under.mtu - overhead;
+    // The tunnel's underlay is not in the dumps (no ip addr holding its local address): the room is unknown, so is the largest packet.
+    else return { hops, underlayUnknown: out.name };
   }
   const mtus = hops.filter((h) => h.role !== 'underlay').map((h) => h.mtu);
   const largest = Math.min(limit, ...mtus);

@@ -186,7 +186,12 @@ function switchStepText(s: Extract<TraceStep, { code: 'kernel-switch' }>): strin
 
 function mtuStepText(s: Extract<TraceStep, { code: 'mtu' }>): string {
   const hops = s.hops.map((h) => `${h.role} ${h.iface} ${h.mtu}`).join(', ');
-  const largest = s.largest !== undefined ? `; the largest packet that passes unfragmented is ${s.largest} bytes` : '';
+  const largest =
+    s.largest !== undefined
+      ? `; the largest packet that passes unfragmented is ${s.largest} bytes`
+      : s.underlayUnknown
+        ? `; ${s.underlayUnknown}'s underlay is not in the dumps (ip addr holds its local address): the room for encapsulation is unknown`
+        : '';
   return `MTU: ${hops}${largest}${s.shortfall ? `; ${shortfallText(s.shortfall)}` : ''}`;
 }
 

@@ -196,6 +196,7 @@ export class KernelSwitches {
       hops: p.hops,
       ...(p.largest !== undefined ? { largest: p.largest } : {}),
       ...(p.shortfall ? { shortfall: p.shortfall } : {}),
+      ...(p.underlayUnknown ? { underlayUnknown: p.underlayUnknown } : {}),
     });
   }
 }

@@ -116,7 +116,7 @@ export type TraceStep = StepBase &
      */
     | { readonly code: 'kernel-switch'; readonly switch: SwitchName; readonly effect: SwitchStepEffect; readonly value?: number; readonly iface?: string; readonly evidence: readonly SwitchEvidence[]; readonly moduleLoaded?: boolean }
     /** The MTUs along the way and the largest packet that crosses them unfragmented; a tunnel without room for its encapsulation. */
-    | { readonly code: 'mtu'; readonly hops: readonly MtuHop[]; readonly largest?: number; readonly shortfall?: MtuShortfall }
+    | { readonly code: 'mtu'; readonly hops: readonly MtuHop[]; readonly largest?: number; readonly shortfall?: MtuShortfall; readonly underlayUnknown?: string }
   );
 
 /**

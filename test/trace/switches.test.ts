@@ -185,6 +185,11 @@ describe('the switches as the trace reads them', () => {
     const o = (await traceOf(snap, '10.96.0.12:80', { ip: '10.244.0.2' })).outcomes[0];
     const mtu = o.steps.find((s) => s.code === 'mtu');
     expect(mtu).toMatchObject({ largest: 1450, shortfall: { tunnel: 'flannel.1', tunnelMtu: 1500, overhead: 50, underlay: 'eth0', underlayMtu: 1500 } });
+    // Without ip addr the underlay (the interface holding the tunnel's local address) is unknown: no largest packet is claimed.
+    const bare = await snapshotOf({ 'iptables-save.txt': RULES, 'ip-route.txt': ROUTES, 'ip-link.txt': IP_D_LINK });
+    const unknown = (await traceOf(bare, '10.96.0.12:80', { ip: '10.244.0.2' })).outcomes[0].steps.find((s) => s.code === 'mtu');
+    expect(unknown).toMatchObject({ underlayUnknown: 'flannel.1' });
+    expect(unknown).not.toHaveProperty('largest');
     expect(stepText(mtu!)).toContain('flannel.1 (vxlan) has MTU 1500: with 50 bytes of encapsulation that is 1550, more than eth0\'s 1500; packets over 1450 bytes');
   });
 

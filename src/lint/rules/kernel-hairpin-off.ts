@@ -15,7 +15,7 @@ export default createRule({
       'does only with hairpin mode on that port (kubelet\'s `--hairpin-mode=hairpin-veth` sets it; `promiscuous-bridge`',
       'does not). Off, the frame is dropped: a pod behind a single-endpoint Service times out talking to itself.',
       '`kpx trace --from POD-IP` to its own Service shows `DROP: dropped by hairpin off on cni0\'s ports`. Needs',
-      '`bridge -d link`, `ip -d link` or the sysfs `brif/*/hairpin_mode` listing.',
+      '`bridge -d link`, `ip -d link` or the sysfs `brif/*/hairpin_mode` listing, and a sysctl dump showing br_netfilter on.',
       '',
       '**Fix:** `bridge link set dev PORT hairpin on` for the pod ports (or kubelet `--hairpin-mode=hairpin-veth`;',
       'CNI bridge plugin: `"hairpinMode": true`).',
@@ -27,7 +27,8 @@ export default createRule({
   check(ctx) {
     for (const br of bridges(ctx)) {
       const nf = bridgeNfSwitch(ctx.snapshot.sysctls, 4, br);
-      if (nf.effect === 'off') continue; // routed, not bridged: hairpin does not matter
+      // Only bridged (br_netfilter on) DNAT sends the frame back out of its port; off or not shown, hairpin is moot or unproven.
+      if (nf.effect !== 'pass') continue;
       const hp = hairpinSwitch(ctx.snapshot.bridgePorts, br.name);
       const off = hp.ports.filter((p) => p.hairpin === false);
       if (off.length === 0) continue;
