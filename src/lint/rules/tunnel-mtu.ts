@@ -1,3 +1,4 @@
+import { interfaceRole } from '../../model/iface.js';
 import { tunnelShortfall } from '../../model/switches.js';
 import { createRule } from '../rule.js';
 
@@ -7,6 +8,8 @@ export default createRule({
     description: 'A tunnel (VXLAN, IPIP, Geneve, WireGuard) whose MTU leaves no room for its encapsulation on its underlay: large packets are fragmented or dropped.',
     severity: 'warning',
     requires: ['links'],
+    // Worth saying ip -d link is missing only on a node whose interfaces show a tunnel.
+    relevant: (ctx) => ctx.snapshot.interfaces.some((i) => interfaceRole(i.name) === 'tunnel'),
     docs: [
       'An overlay adds headers: VXLAN and Geneve 50 bytes over IPv4 (70 over IPv6), IPIP 20, WireGuard 60 (80). The',
       'tunnel\'s MTU plus that must fit the MTU of the interface it is sent on (its `dev`, or the one holding its',
