@@ -15,6 +15,8 @@ const HEADER = /^\s*\d+:\s+[^\s:]+:\s+<[A-Z0-9_,-]*>/;
 /** `-o`: `2: eth0    inet 10.0.0.5/24 …` */
 const ONELINE = /^\s*\d+:\s+\S+\s+(?:inet6?\s+\S+|link\/\S+)/;
 const BODY = /^\s+(?:link\/\S+|inet6?\s+[0-9a-fA-F.:]+(?:\/\d+|\s+peer)|valid_lft\s|altname\s)/;
+/** `ip -d link` kind lines (`vxlan id 1 …`, `veth`, `bridge_slave state …`). */
+const KIND = /^\s+(?:vxlan|ipip|sit|gre|gretap|ip6gre|ip6tnl|geneve|wireguard|veth|bridge|bridge_slave|bond|bond_slave|dummy|vlan|macvlan|ipvlan|tun|vrf|vrf_slave|netkit)(?:\s|$)/;
 const BRIEF = /^\S+\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s+|$)(?:[0-9a-fA-F.:]+(?:\/\d+)?(?:\s+peer\s+\S+)?\s*)*$/;
 
 export const ipAddrSniffer: Sniffer<'ip-addr'> = {
@@ -30,7 +32,7 @@ export const ipAddrSniffer: Sniffer<'ip-addr'> = {
       if (HEADER.test(l) || ONELINE.test(l)) {
         headers++;
         hits++;
-      } else if (BODY.test(l)) hits++;
+      } else if (BODY.test(l) || KIND.test(l)) hits++;
       else if (BRIEF.test(l)) brief++;
     }
     if (content === 0) return 0;

@@ -38,24 +38,24 @@ interface Step {
 /** How many lines of kube-proxy's log a bundle keeps (the newest): enough for hours of sync failures, bounded. */
 export const LOG_LINES = 5000;
 
-/** The sysctls kube-proxy and CNIs depend on (KUBE-PROXY.md). `-e` ignores unknown keys. */
-const SYSCTLS = [
-  'net.ipv4.ip_forward',
-  'net.ipv6.conf.all.forwarding',
-  'net.bridge.bridge-nf-call-iptables',
-  'net.bridge.bridge-nf-call-ip6tables',
-  'net.ipv4.vs.conntrack',
-  'net.ipv4.vs.conn_reuse_mode',
-  'net.ipv4.vs.expire_nodest_conn',
-  'net.ipv4.vs.expire_quiescent_template',
-  'net.ipv4.conf.all.arp_ignore',
-  'net.ipv4.conf.all.arp_announce',
-  'net.ipv4.conf.all.rp_filter',
-  'net.ipv4.conf.default.rp_filter',
-  'net.ipv4.conf.all.route_localnet',
-  'net.netfilter.nf_conntrack_count',
-  'net.netfilter.nf_conntrack_max',
-];
+/**
+ * Every bridge port's hairpin switch, as `grep -H` prints it (`/sys/class/net/cni0/brif/veth1/hairpin_mode:1`):
+ * the paths are listed at collection time (no shell globbing); nothing to collect on a node without bridges.
+ */
+async function hairpinPaths(): Promise<{ args: readonly string[] } | { skip: string }> {
+  const base = '/sys/class/net';
+  const paths: string[] = [];
+  for (const dev of readdirSync(base).sort()) {
+    let ports: string[];
+    try {
+      ports = readdirSync(join(base, dev, 'brif')).sort();
+    } catch {
+      continue; // not a bridge
+    }
+    for (const p of ports) paths.push(join(base, dev, 'brif', p, 'hairpin_mode'));
+  }
+  return paths.length ? { args: ['-H', '.', ...paths] } : { skip: 'no bridge ports on this node' };
+}
 
 /**
  * kube-proxy's own account (read-only): its log from the journal (a systemd unit) or from the
@@ -187,7 +187,13 @@ export const STEPS: readonly Step[] = [
   { file: 'ip6-rule.txt', cmd: 'ip', args: ['-6', 'rule', 'show'] },
   { file: 'ip-addr.txt', cmd: 'ip', args: ['addr'] },
   { file: 'nft-ruleset.txt', cmd: 'nft', args: ['list', 'ruleset'] },
-  { file: 'sysctl.txt', cmd: 'sysctl', args: ['-e', ...SYSCTLS] },
+  { file: 'ip-link.txt', cmd: 'ip', args: ['-d', 'link'] },
+  { file: 'bridge-link.txt', cmd: 'bridge', args: ['-d', 'link'] },
+  { file: 'hairpin-mode.txt', cmd: 'grep', args: ['-H', '.', '/sys/class/net/*/brif/*/hairpin_mode'], resolve: hairpinPaths, optional: true },
+  // Every key: the trace reads forwarding, rp_filter, route_localnet per interface; an absent
+  // net.bridge.* key is evidence too (br_netfilter not loaded).
+  { file: 'sysctl.txt', cmd: 'sysctl', args: ['-a'] },
+  { file: 'uname.txt', cmd: 'uname', args: ['-a'] },
   ...KUBE_PROXY_STEPS,
   ...API_STEPS,
 ];
@@ -198,6 +204,7 @@ const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
   ipset: ['--version'],
   ipvsadm: ['--version'],
   ip: ['-V'],
+  bridge: ['-V'],
   nft: ['--version'],
   conntrack: ['--version'],
 };

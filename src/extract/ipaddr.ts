@@ -5,7 +5,7 @@ import { parseIpAddrText, type AddrLineNode, type Segment, type Tok } from '../.
 import { scanJsonArray } from '../../grammars/ipaddr/json.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { parseCidr, parseIp } from '../model/addr.js';
-import type { AddrDump, InterfaceAddress, NetInterface } from '../model/iface.js';
+import type { AddrDump, InterfaceAddress, LinkInfo, NetInterface } from '../model/iface.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -34,7 +34,8 @@ const LINK_VALUE_KEYS = new Set(['brd', 'permaddr', 'link-netns', 'link-netnsid'
 const MAC = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})+$/;
 
 interface IfaceBuild {
-  iface: Mutable<Omit<NetInterface, 'addresses' | 'extra' | 'altnames'>>;
+  iface: Mutable<Omit<NetInterface, 'addresses' | 'extra' | 'altnames' | 'linkInfo'>>;
+  linkInfo?: Mutable<LinkInfo>;
   addresses: Mutable<InterfaceAddress>[];
   altnames: string[];
   extra: Record<string, string>;
@@ -106,6 +107,69 @@ function linkSegment(ctx: Ctx, b: IfaceBuild, s: Segment, line: number) {
   }
   // `ip -d`: `promiscuity 0 allmulti 0 minmtu 68 maxmtu 65535` follow on the link line.
   if (details.length) b.extra.details = [b.extra.details, details.join(' ')].filter(Boolean).join(' ');
+}
+
+/** `ip -d` kind lines (`vxlan id 1 local …`, `bridge_slave state forwarding … hairpin on …`): print_linkinfo's heads. */
+const LINK_KINDS = new Set([
+  'vxlan', 'ipip', 'sit', 'gre', 'gretap', 'ip6gre', 'ip6gretap', 'ip6tnl', 'geneve', 'wireguard', 'veth', 'bridge', 'dummy', 'vlan', 'macvlan', 'ipvlan',
+  'bond', 'tun', 'vrf', 'ifb', 'netkit', 'vti', 'erspan', 'bareudp', 'macsec', 'xfrm', 'nlmon', 'team',
+]);
+const SLAVE_KINDS = new Set(['bridge_slave', 'bond_slave', 'team_slave', 'vrf_slave']);
+const onOff = (v: string | undefined): boolean | undefined => (v === 'on' || v === '1' ? true : v === 'off' || v === '0' ? false : undefined);
+
+/**
+ * A kind line of `ip -d link`: the kind and the parameters kpx reasons with; the whole line stays
+ * in extra.details. Keys are looked up by name (each takes the next word), so unknown flags and
+ * parameters of newer iproute2 versions pass by. False when the line is not a kind line.
+ */
+function kindLine(ctx: Ctx, b: IfaceBuild, s: Segment, line: number): boolean {
+  const head = s.head.text;
+  if (!LINK_KINDS.has(head) && !SLAVE_KINDS.has(head)) return false;
+  const words = s.words;
+  const value = (k: string): Tok | undefined => {
+    const i = words.findIndex((w) => w.text === k);
+    return i >= 0 ? words[i + 1] : undefined;
+  };
+  const num = (k: string): number | undefined => {
+    const t = value(k);
+    return t === undefined ? undefined : int(ctx, t, line, k);
+  };
+  const info: Mutable<LinkInfo> = b.linkInfo ?? { line };
+  if (LINK_KINDS.has(head)) {
+    info.kind = head;
+    info.line = line;
+    const tunnel: Record<string, string | number | undefined> = { id: num('id'), local: value('local')?.text, remote: value('remote')?.text, group: value('group')?.text, dev: value('dev')?.text, dstport: num('dstport') };
+    const set = Object.fromEntries(Object.entries(tunnel).filter(([, v]) => v !== undefined));
+    if (head !== 'bridge' && head !== 'veth' && Object.keys(set).length) info.tunnel = set as LinkInfo['tunnel'];
+    if (head === 'bridge') {
+      const br: { nfCallIptables?: boolean; nfCallIp6tables?: boolean; vlanFiltering?: boolean } = {};
+      const a = onOff(value('nf_call_iptables')?.text);
+      const c = onOff(value('nf_call_ip6tables')?.text);
+      const v = onOff(value('vlan_filtering')?.text);
+      if (a !== undefined) br.nfCallIptables = a;
+      if (c !== undefined) br.nfCallIp6tables = c;
+      if (v !== undefined) br.vlanFiltering = v;
+      info.bridge = br;
+    }
+  } else if (head === 'bridge_slave') {
+    const port: { state?: string; hairpin?: boolean; learning?: boolean; line: number; bridge?: string; text?: string } = { line, text: `bridge_slave ${words.map((w) => w.text).join(' ')}` };
+    const st = value('state')?.text;
+    const hp = onOff(value('hairpin')?.text);
+    const le = onOff(value('learning')?.text);
+    if (st) port.state = st;
+    if (hp !== undefined) port.hairpin = hp;
+    if (le !== undefined) port.learning = le;
+    if (b.iface.master) port.bridge = b.iface.master;
+    info.bridgePort = port;
+  }
+  const minMtu = value('minmtu');
+  const maxMtu = value('maxmtu');
+  if (minMtu) info.minMtu = int(ctx, minMtu, line, 'minmtu');
+  if (maxMtu) info.maxMtu = int(ctx, maxMtu, line, 'maxmtu');
+  b.linkInfo = info;
+  const detail = [s.head, ...words].map((w) => w.text).join(' ');
+  b.extra.details = [b.extra.details, detail].filter(Boolean).join(' ');
+  return true;
 }
 
 function addrSegment(ctx: Ctx, b: IfaceBuild, s: Segment, line: number): Mutable<InterfaceAddress> | undefined {
@@ -184,6 +248,7 @@ const BRIEF_STATES = new Set(['UP', 'DOWN', 'UNKNOWN', 'LOWERLAYERDOWN', 'DORMAN
 function finishIface(b: IfaceBuild): NetInterface {
   const i: Mutable<NetInterface> = { ...b.iface, addresses: b.addresses, extra: b.extra };
   if (b.altnames.length) i.altnames = b.altnames;
+  if (b.linkInfo) i.linkInfo = b.linkInfo;
   return i;
 }
 
@@ -212,6 +277,7 @@ export function extractIpAddr(text: string, file: string): { dump: AddrDump; dia
         for (const w of s.words) b.altnames.push(w.text);
         break;
       case 'other': {
+        if (kindLine(ctx, b, s, line)) break;
         // `ip -d`/`-s` detail lines (`veth numtxqueues 1 …`, `RX: bytes packets …`): understood, not modelled.
         const detail = [s.head, ...s.words].map((w) => w.text).join(' ');
         b.extra.details = [b.extra.details, detail].filter(Boolean).join(' ');
@@ -355,8 +421,51 @@ function jsonAddress(ctx: Ctx, o: Json, line: number, column: number): Mutable<I
 
 const JSON_IFACE_KNOWN = new Set([
   'ifindex', 'link', 'ifname', 'flags', 'mtu', 'qdisc', 'master', 'operstate', 'group', 'txqlen', 'link_type', 'address', 'broadcast', 'altnames',
-  'link_netnsid', 'link_netns', 'addr_info',
+  'link_netnsid', 'link_netns', 'addr_info', 'linkinfo',
 ]);
+
+/** `ip -d -j link`'s `linkinfo` object → LinkInfo (info_kind/info_data, info_slave_kind/info_slave_data). */
+function jsonLinkInfo(o: Json, line: number, master: string | undefined): LinkInfo | undefined {
+  const li = o.linkinfo;
+  if (!li || typeof li !== 'object') return undefined;
+  const l = li as Json;
+  const info: Mutable<LinkInfo> = { line };
+  const data = (l.info_data && typeof l.info_data === 'object' ? l.info_data : {}) as Json;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const numv = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const boolv = (v: unknown) => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : undefined);
+  if (typeof l.info_kind === 'string') {
+    info.kind = l.info_kind;
+    if (l.info_kind === 'bridge') {
+      const br: { nfCallIptables?: boolean; nfCallIp6tables?: boolean; vlanFiltering?: boolean } = {};
+      const a = boolv(data.nf_call_iptables);
+      const c = boolv(data.nf_call_ip6tables);
+      const v = boolv(data.vlan_filtering);
+      if (a !== undefined) br.nfCallIptables = a;
+      if (c !== undefined) br.nfCallIp6tables = c;
+      if (v !== undefined) br.vlanFiltering = v;
+      info.bridge = br;
+    } else if (l.info_kind !== 'veth') {
+      const t = { id: numv(data.id), local: str(data.local), remote: str(data.remote), group: str(data.group), dev: str(data.link), dstport: numv(data.port) };
+      const set = Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined));
+      if (Object.keys(set).length) info.tunnel = set as LinkInfo['tunnel'];
+    }
+  }
+  if (l.info_slave_kind === 'bridge' && l.info_slave_data && typeof l.info_slave_data === 'object') {
+    const d = l.info_slave_data as Json;
+    const port: { state?: string; hairpin?: boolean; learning?: boolean; line: number; bridge?: string } = { line };
+    if (typeof d.state === 'string') port.state = d.state;
+    const hp = boolv(d.hairpin);
+    const le = boolv(d.learning);
+    if (hp !== undefined) port.hairpin = hp;
+    if (le !== undefined) port.learning = le;
+    if (master) port.bridge = master;
+    info.bridgePort = port;
+  }
+  if (typeof o.min_mtu === 'number') info.minMtu = o.min_mtu;
+  if (typeof o.max_mtu === 'number') info.maxMtu = o.max_mtu;
+  return info;
+}
 
 export function extractIpAddrJson(text: string, file: string): { dump: AddrDump; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
@@ -409,6 +518,8 @@ export function extractIpAddrJson(text: string, file: string): { dump: AddrDump;
     if (Array.isArray(o.altnames)) i.altnames = o.altnames.filter((x): x is string => typeof x === 'string');
     if (typeof o.link_netnsid === 'number') i.linkNetnsId = o.link_netnsid;
     if (typeof o.link_netns === 'string') i.linkNetns = o.link_netns;
+    const li = jsonLinkInfo(o, pos.line, i.master);
+    if (li) i.linkInfo = li;
     if (Array.isArray(o.addr_info)) {
       i.addresses = (o.addr_info as unknown[])
         .map((a) => (a && typeof a === 'object' ? jsonAddress(ctx, a as Json, pos.line, pos.column) : undefined))

@@ -23,6 +23,11 @@ import ipvsVipNotBound from './rules/ipvs-vip-not-bound.js';
 import ipvsIpsetMismatch from './rules/ipvs-ipset-mismatch.js';
 import masqueradeNotRandomFully from './rules/masquerade-not-random-fully.js';
 import ipvsSysctl from './rules/ipvs-sysctl.js';
+import kernelForwardingOff from './rules/kernel-forwarding-off.js';
+import kernelBridgeNfOff from './rules/kernel-bridge-nf-off.js';
+import kernelHairpinOff from './rules/kernel-hairpin-off.js';
+import kernelRouteLocalnetOff from './rules/kernel-route-localnet-off.js';
+import tunnelMtu from './rules/tunnel-mtu.js';
 import rulesetSize from './rules/ruleset-size.js';
 import foreignRuleBeforeKube from './rules/foreign-rule-before-kube.js';
 import nftUndefinedReference from './rules/nft-undefined-reference.js';
@@ -71,6 +76,11 @@ export const RULES: readonly LintRule[] = [
   ipvsIpsetMismatch,
   masqueradeNotRandomFully,
   ipvsSysctl,
+  kernelForwardingOff,
+  kernelBridgeNfOff,
+  kernelHairpinOff,
+  kernelRouteLocalnetOff,
+  tunnelMtu,
   rulesetSize,
   foreignRuleBeforeKube,
   nftUndefinedReference,

@@ -39,11 +39,12 @@ export interface Finding {
 }
 
 /** Inputs a rule cannot judge without; when one is missing the rule is not run and says so. */
-export type RequiredInput = 'routes' | 'addresses' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'k8s-api' | 'conntrack' | 'conntrack-stats';
+export type RequiredInput = 'routes' | 'addresses' | 'links' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'k8s-api' | 'conntrack' | 'conntrack-stats';
 
 export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   routes: '`ip route`',
   addresses: '`ip addr`',
+  links: '`ip -d link`',
   sysctl: '`sysctl`',
   ipsets: '`ipset list`',
   ipvs: '`ipvsadm -Ln`',

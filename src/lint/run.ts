@@ -75,6 +75,7 @@ export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[]
   const has: Record<RequiredInput, boolean> = {
     routes: s.routes.length > 0,
     addresses: s.interfaces.length > 0,
+    links: s.interfaces.some((i) => i.linkInfo !== undefined),
     sysctl: ctx.sysctlValues.size > 0,
     ipsets: s.ipsets.length > 0,
     ipvs: s.ipvs.length > 0,

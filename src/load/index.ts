@@ -251,7 +251,7 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
       empty ? 'input/empty' : 'input/unknown-format',
       empty
         ? 'the file is empty'
-        : 'kpx cannot tell what this file is; it reads iptables-save, ip6tables-save, ipset list/save, ipvsadm -Ln, ip route, ip addr, sysctl and nft list ruleset output, kube-proxy logs and configuration, and kubectl get -o json|yaml of Services, EndpointSlices, Nodes and Pods',
+        : 'kpx cannot tell what this file is; it reads iptables-save, ip6tables-save, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get -o json|yaml of Services, EndpointSlices, Nodes and Pods',
       input.path,
       1,
       1,

@@ -9,6 +9,9 @@ import { ipvsadmSniffer } from '../../grammars/ipvsadm/sniff.js';
 import { ipRouteJsonSniffer, ipRouteSniffer } from '../../grammars/iproute/sniff.js';
 import { ipAddrJsonSniffer, ipAddrSniffer } from '../../grammars/ipaddr/sniff.js';
 import { sysctlSniffer } from '../../grammars/sysctl/sniff.js';
+import { bridgeLinkSniffer } from '../../grammars/bridge/sniff.js';
+import { sysfsNetSniffer } from '../../grammars/sysfs/sniff.js';
+import { unameSniffer } from '../../grammars/uname/sniff.js';
 import { ipRuleJsonSniffer, ipRuleSniffer } from '../../grammars/iprule/sniff.js';
 import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
 import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
@@ -27,11 +30,15 @@ export const sniffers: readonly FormatSniffer[] = [
   ipvsadmSniffer,
   ipRouteSniffer,
   ipRouteJsonSniffer,
+  // Before ip addr: a `bridge link` header is shaped like `ip link`'s, and ties go to the first.
+  bridgeLinkSniffer,
   ipAddrSniffer,
   ipAddrJsonSniffer,
   ipRuleSniffer,
   ipRuleJsonSniffer,
   sysctlSniffer,
+  sysfsNetSniffer,
+  unameSniffer,
   nftSniffer,
   nftJsonSniffer,
   conntrackSniffer,
@@ -62,6 +69,12 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/iprule.js')).ipRuleJsonParser;
     case 'sysctl':
       return (await import('../extract/sysctl.js')).sysctlParser;
+    case 'bridge-link':
+      return (await import('../extract/bridge.js')).bridgeLinkParser;
+    case 'sysfs-net':
+      return (await import('../extract/sysfs.js')).sysfsNetParser;
+    case 'uname':
+      return (await import('../extract/uname.js')).unameParser;
     case 'nft':
       return (await import('../extract/nft.js')).nftParser;
     case 'nft-json':

@@ -13,7 +13,7 @@ import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
 import type { Route, RouteDump } from '../model/route.js';
-import type { AddrDump, NetInterface } from '../model/iface.js';
+import type { AddrDump, BridgePort, BridgePortDump, KernelInfo, NetInterface } from '../model/iface.js';
 import type { PolicyRule, PolicyRuleDump } from '../model/policy.js';
 import type { SysctlDump } from '../model/sysctl.js';
 import type { NftRuleset } from '../model/nft.js';
@@ -52,6 +52,8 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const api: ApiObjects[] = [];
   const ctTables: ConntrackTable[] = [];
   const ctStats: ConntrackStats[] = [];
+  const bridgePorts: BridgePort[] = [];
+  let kernel: KernelInfo | undefined;
   for (const f of files) {
     const data = f.parsed?.data;
     if (data === undefined) continue;
@@ -80,6 +82,13 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'ip-rule':
       case 'ip-rule-json':
         policyRules.push(...(data as PolicyRuleDump).rules);
+        break;
+      case 'bridge-link':
+      case 'sysfs-net':
+        bridgePorts.push(...(data as BridgePortDump).ports);
+        break;
+      case 'uname':
+        kernel ??= data as KernelInfo;
         break;
       case 'sysctl':
         for (const e of (data as SysctlDump).entries) sysctls.set(e.key, { value: e.value, file: f.path, line: e.line });
@@ -128,7 +137,9 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     ipvs,
     routes,
     policyRules,
-    interfaces,
+    interfaces: mergeInterfaces(interfaces),
+    bridgePorts: [...bridgePorts, ...portsOfLinks(interfaces)],
+    ...(kernel ? { kernel } : {}),
     sysctls,
     nft,
     extraNodeIps,
@@ -153,6 +164,38 @@ export function readSmallJson(path: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `ip addr` and `ip -d link` describe the same interfaces (one has the addresses, the other the
+ * link details): one interface per name, addresses from every file (each once), details from
+ * whichever has them. The first file's header line stays the interface's evidence.
+ */
+function mergeInterfaces(list: readonly NetInterface[]): NetInterface[] {
+  const byName = new Map<string, NetInterface>();
+  for (const i of list) {
+    const prev = byName.get(i.name);
+    if (!prev) {
+      byName.set(i.name, i);
+      continue;
+    }
+    const seen = new Set(prev.addresses.map((a) => `${a.family}:${a.address}/${a.prefix}`));
+    const merged: NetInterface = {
+      ...i,
+      ...prev,
+      flags: prev.flags.length ? prev.flags : i.flags,
+      addresses: [...prev.addresses, ...i.addresses.filter((a) => !seen.has(`${a.family}:${a.address}/${a.prefix}`))],
+      extra: { ...i.extra, ...prev.extra },
+      ...(prev.linkInfo ?? i.linkInfo ? { linkInfo: prev.linkInfo ?? i.linkInfo } : {}),
+    };
+    byName.set(i.name, merged);
+  }
+  return [...byName.values()];
+}
+
+/** Bridge ports as `ip -d link` shows them (its `bridge_slave` lines). */
+function portsOfLinks(list: readonly NetInterface[]): BridgePort[] {
+  return list.flatMap((i) => (i.linkInfo?.bridgePort ? [{ ...i.linkInfo.bridgePort, port: i.name, file: i.file, ...(i.master && !i.linkInfo.bridgePort.bridge ? { bridge: i.master } : {}) }] : []));
 }
 
 /** Read, sniff, parse and assemble. Throws InputError only for unreadable paths. */

@@ -46,10 +46,62 @@ export interface NetInterface {
   readonly linkNetns?: string;
   readonly linkNetnsId?: number;
   readonly addresses: readonly InterfaceAddress[];
+  /** `ip -d link` / `ip -d -j link` details: the link's kind and the parameters kpx uses. */
+  readonly linkInfo?: LinkInfo;
   /** Everything else, as printed (`mode DEFAULT`, `-d` details, …). */
   readonly extra: Readonly<Record<string, string>>;
   readonly line: number;
   readonly file: string;
+}
+
+/**
+ * What `ip -d link` says about a link beyond its header: its kind (`vxlan`, `ipip`, `geneve`,
+ * `wireguard`, `veth`, `bridge`, …), tunnel endpoints, a bridge's netfilter switches, and — for a
+ * bridge port — the port's settings (the `bridge_slave …` line).
+ */
+export interface LinkInfo {
+  readonly kind?: string;
+  /** Tunnel parameters (vxlan/geneve `id`, `local`, `remote`, `group`, `dev`, `dstport`). */
+  readonly tunnel?: { readonly id?: number; readonly local?: string; readonly remote?: string; readonly group?: string; readonly dev?: string; readonly dstport?: number };
+  /** A bridge's own `nf_call_iptables` / `nf_call_ip6tables` (per-bridge br_netfilter switches). */
+  readonly bridge?: { readonly nfCallIptables?: boolean; readonly nfCallIp6tables?: boolean; readonly vlanFiltering?: boolean };
+  /** This link as a bridge port. */
+  readonly bridgePort?: Omit<BridgePort, 'port' | 'file'>;
+  readonly minMtu?: number;
+  readonly maxMtu?: number;
+  /** Line of the detail (kind) line. */
+  readonly line: number;
+}
+
+/**
+ * A bridge port's settings, from `ip -d link` (`bridge_slave`), `bridge -d link`, or the sysfs
+ * `brif/PORT/hairpin_mode` listing. Hairpin lets a frame leave by the port it came in on (a pod
+ * reaching itself through its Service when br_netfilter bridges the DNATed frame).
+ */
+export interface BridgePort {
+  readonly port: string;
+  readonly bridge?: string;
+  /** STP state: `forwarding`, `disabled`, `blocking`, `listening`, `learning`. */
+  readonly state?: string;
+  readonly hairpin?: boolean;
+  readonly learning?: boolean;
+  readonly file: string;
+  readonly line: number;
+  /** Line text as evidence (`hairpin off …`, `/sys/class/net/cni0/brif/veth1/hairpin_mode:0`). */
+  readonly text?: string;
+}
+
+export interface BridgePortDump {
+  readonly ports: readonly BridgePort[];
+  readonly unsupported: readonly { readonly line: number; readonly text: string; readonly reason: string }[];
+}
+
+/** The kernel release (`uname -r`) and, when given, the whole `uname -a` / `/proc/version` line. */
+export interface KernelInfo {
+  readonly release: string;
+  readonly text: string;
+  readonly file: string;
+  readonly line: number;
 }
 
 export interface AddrDump {

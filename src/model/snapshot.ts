@@ -7,7 +7,7 @@ import type { IpSet } from './ipset.js';
 import type { IpvsDump } from './ipvs.js';
 import type { Route } from './route.js';
 import type { PolicyRule } from './policy.js';
-import type { NetInterface } from './iface.js';
+import type { BridgePort, KernelInfo, NetInterface } from './iface.js';
 import type { NftRuleset } from './nft.js';
 import type { KubeProxyConfig, KubeProxyLog } from './kube-proxy.js';
 import type { ApiObjects } from './k8s-api.js';
@@ -38,6 +38,10 @@ export interface NodeSnapshot {
   /** `ip rule` (policy routing); empty = the kernel's default rules. */
   readonly policyRules: readonly PolicyRule[];
   readonly interfaces: readonly NetInterface[];
+  /** Bridge ports' settings (hairpin, learning, state): `bridge -d link`, sysfs `hairpin_mode`, `ip -d link`'s bridge_slave. */
+  readonly bridgePorts?: readonly BridgePort[];
+  /** `uname -r` / `uname -a` / `/proc/version`. */
+  readonly kernel?: KernelInfo;
   readonly sysctls: ReadonlyMap<string, { readonly value: string; readonly file: string; readonly line: number }>;
   readonly nft: readonly NftRuleset[];
   /** Node addresses given with --node-ip (added to what `ip addr` says). */

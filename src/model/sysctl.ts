@@ -121,8 +121,7 @@ export interface SysctlFinding {
 }
 
 /**
- * Compare with what kube-proxy expects (KUBE-PROXY.md): ip_forward=1,
- * bridge-nf-call-iptables=1; in ipvs mode also vs.conntrack=1, expire_nodest_conn=1,
+ * Compare with what kube-proxy expects (KUBE-PROXY.md) in ipvs mode: vs.conntrack=1, expire_nodest_conn=1,
  * expire_quiescent_template=1, conn_reuse_mode (0 breaks connections during rolling updates),
  * arp_ignore=1 and arp_announce=2 on `all` (kube-ipvs0 VIPs must not be announced).
  * Keys absent from the dump are reported only when `reportMissing` is set.
@@ -136,8 +135,8 @@ export function checkKubeProxySysctls(dump: Pick<SysctlDump, 'values'>, mode: 'i
       if (reportMissing) out.push({ key, expected, message: `${key} is not in the dump (kube-proxy expects ${expected}: ${why})` });
     } else if (actual.trim() !== expected) out.push({ key, expected, actual, message: `${key} = ${actual}, kube-proxy expects ${expected}: ${why}` });
   };
-  want(SYSCTL_KEYS.ipForward, '1', 'the node forwards Service traffic to pods');
-  want(SYSCTL_KEYS.bridgeNfCallIptables, '1', 'bridged pod traffic must traverse iptables');
+  // ip_forward and bridge-nf-call-iptables are read as the trace reads them (src/model/switches.ts,
+  // lint rules kernel-forwarding-off and kernel-bridge-nf-off), per interface and bridge.
   if (mode === 'ipvs') {
     want(SYSCTL_KEYS.ipvsConntrack, '1', 'IPVS connections need conntrack for SNAT/masquerade');
     want(SYSCTL_KEYS.expireNodestConn, '1', 'connections to deleted real servers must be dropped');

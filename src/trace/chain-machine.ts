@@ -10,7 +10,7 @@ import { formatHostPort, formatIp, type Ip } from '../model/addr.js';
 import type { TraceContext } from './context.js';
 import type { PathState } from './match.js';
 import { conditionOf, type Question, type ScenarioRun } from './scenario.js';
-import type { Dialect, Share, TraceStep, UnknownReason } from './types.js';
+import type { Dialect, KernelFate, Share, TraceStep, UnknownReason } from './types.js';
 
 export interface Branch {
   st: PathState;
@@ -21,6 +21,8 @@ export interface Branch {
   claimed: boolean;
   masquerade: boolean;
   snatTo?: string;
+  /** A kernel switch that decided the branch's end (forwarding off, rp_filter, …). */
+  fate?: KernelFate;
   /** How the branch ended when it did not go on: dropped, rejected, or unknown. */
   end?: { readonly verdict: 'DROP' | 'REJECT' } | { readonly verdict: 'UNKNOWN'; readonly reason: UnknownReason };
 }

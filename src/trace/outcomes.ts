@@ -15,9 +15,9 @@ const round = (p: number) => Math.round(p * 1e10) / 1e10;
 
 /** What makes two outcomes the same end for the packet (not the road to it). A stopped packet's address does not matter. */
 function endKey(o: TraceOutcome): string {
-  if (o.delivery === 'stopped') return [o.verdict, o.delivery].join('\u0000');
+  if (o.delivery === 'stopped') return [o.verdict, o.delivery, o.fate?.code ?? ''].join('\u0000');
   const r = o.route;
-  return [o.verdict, o.destination, o.masquerade, o.snatTo ?? '', o.delivery, o.unknown ? JSON.stringify(o.unknown) : '', r ? `${r.file}:${r.line}:${r.summary}` : ''].join('\u0000');
+  return [o.verdict, o.destination, o.masquerade, o.snatTo ?? '', o.delivery, o.fate?.code ?? '', o.unknown ? JSON.stringify(o.unknown) : '', r ? `${r.file}:${r.line}:${r.summary}` : ''].join('\u0000');
 }
 
 const byShare = (a: TraceOutcome, b: TraceOutcome) => b.probability - a.probability || (a.destination < b.destination ? -1 : 1);

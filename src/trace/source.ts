@@ -75,6 +75,9 @@ export function clusterCidrFromRules(snapshot: NodeSnapshot, family: 4 | 6): Cid
 }
 
 function nodeSourceFor(ctx: TraceContext, dst: Ip): Ip | undefined {
+  // To 127.0.0.0/8 (a NodePort on localhost) the kernel's source is the loopback address itself.
+  if (dst.family === 4 && dst.value >> 24n === 127n) return parseIp('127.0.0.1');
+  if (dst.family === 6 && dst.value === 1n) return dst;
   const r = lookupRoute(ctx.snapshot.routes, dst);
   const src = r?.src ? parseIp(r.src) : undefined;
   if (src) return src;

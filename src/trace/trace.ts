@@ -19,6 +19,7 @@ import { describeRoute, routeFor } from './route.js';
 import { ScenarioRun, type Assignment } from './scenario.js';
 import { chooseSource, type Source, type SourceSpec } from './source.js';
 import { runStages, type RunEnv } from './stages.js';
+import { KernelSwitches } from './switches.js';
 import type { Trace, TraceAssumption, TraceOutcome, Verdict } from './types.js';
 
 export { clusterCidrFromRules, TraceInputError, type SourceSpec } from './source.js';
@@ -60,12 +61,24 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
     const r = routeFor(snapshot, { ...query(b), dst: b.st.dst }).route;
     if (r?.dev) b.st.outInterface = r.dev;
   };
+  const kernel = new KernelSwitches(snapshot, assumed, source.ip);
+  /** Branches the kernel lets through at a switch; the others end there. */
+  const through = (list: Branch[], pass: (b: Branch) => boolean) =>
+    list.filter((b) => {
+      if (pass(b)) return true;
+      finished.push(b);
+      return false;
+    });
+  /** The way out of a forwarded packet: the bridge it may go back out of, then the MTUs it crosses. */
+  const out = (list: Branch[]) => through(list, (b) => kernel.bridge(b)).map((b) => (kernel.mtu(b), b));
 
   if (source.local) {
     let after = runStages(env, 'OUTPUT', [first], finished);
     after.forEach(routeOut);
+    after = through(after, (b) => isLocalAddress(ctx, b.st.dst) || kernel.rerouting(b, b.st.outInterface));
     after = runStages(env, 'POSTROUTING', after, finished);
     for (const b of after) {
+      if (!isLocalAddress(ctx, b.st.dst)) kernel.mtu(b);
       if (isLocalAddress(ctx, b.st.dst)) {
         for (const x of runStages(env, 'INPUT', [b], finished)) delivered.push({ b: x, delivery: 'local' });
       } else delivered.push({ b, delivery: 'forward' });
@@ -73,6 +86,10 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
   } else {
     for (const b of runStages(env, 'PREROUTING', [first], finished)) {
       if (isLocalDst(b)) {
+        if (!kernel.routing(b, true)) {
+          finished.push(b);
+          continue;
+        }
         for (const x of runStages(env, 'INPUT', [b], finished)) {
           // IPVS sits at LOCAL_IN, after the filter table: a kube-ipvs0 VIP goes on to a real server.
           const ipvs = ipvsStage(snapshot, x, env.budget);
@@ -96,8 +113,12 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
         }
       } else {
         routeOut(b);
+        if (!kernel.routing(b, false)) {
+          finished.push(b);
+          continue;
+        }
         const fwd = runStages(env, 'FORWARD', [b], finished);
-        for (const z of runStages(env, 'POSTROUTING', fwd, finished)) delivered.push({ b: z, delivery: 'forward' });
+        for (const z of out(runStages(env, 'POSTROUTING', fwd, finished))) delivered.push({ b: z, delivery: 'forward' });
       }
     }
   }
@@ -114,6 +135,7 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
       conditions: [],
       delivery,
       ...(b.end?.verdict === 'UNKNOWN' ? { unknown: b.end.reason } : {}),
+      ...(b.fate ? { fate: b.fate } : {}),
       steps: b.steps,
     };
   };

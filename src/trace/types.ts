@@ -2,12 +2,13 @@
  * A trace is data (ARCHITECTURE.md convention 9): steps, conditions, assumptions and outcomes
  * carry codes and typed fields; only src/render/trace.ts turns them into words.
  */
+import type { MtuHop, MtuShortfall, SwitchEvidence, SwitchName } from '../model/switches.js';
 
 /** `UNKNOWN`: the evidence cannot say what happens (a chain or map it needs is missing, userspace decides…). */
 export type Verdict = 'DNAT' | 'ACCEPT' | 'DROP' | 'REJECT' | 'NONE' | 'UNKNOWN';
 
 /** Which rule language a step comes from (the renderer words iptables and nft steps each in its own idiom). */
-export type Dialect = 'iptables' | 'nft' | 'ipvs';
+export type Dialect = 'iptables' | 'nft' | 'ipvs' | 'kernel';
 
 /** Why a branch carries part of the probability. */
 export type Share =
@@ -111,7 +112,35 @@ export type TraceStep = StepBase &
         readonly persistent?: number;
       }
     | { readonly code: 'ipvs-no-real-servers' | 'ipvs-draining' }
+    /**
+     * A kernel switch consulted where the kernel does (dialect `kernel`, chain = the place:
+     * `routing`, `rerouting`, `bridge`): what it did to the packet, on which sysctl or bridge lines.
+     */
+    | { readonly code: 'kernel-switch'; readonly switch: SwitchName; readonly effect: SwitchStepEffect; readonly value?: number; readonly iface?: string; readonly evidence: readonly SwitchEvidence[]; readonly moduleLoaded?: boolean }
+    /** The MTUs along the way and the largest packet that crosses them unfragmented; a tunnel without room for its encapsulation. */
+    | { readonly code: 'mtu'; readonly hops: readonly MtuHop[]; readonly largest?: number; readonly shortfall?: MtuShortfall; readonly underlayUnknown?: string }
   );
+
+/**
+ * What a kernel switch did: `pass`; `drop` (the kernel drops the packet here); `reply-bypasses-nat`
+ * (br_netfilter off: the endpoint's reply is bridged straight to the client without conntrack's
+ * reverse NAT, so it comes from the pod's address, not the Service's, and the client discards it);
+ * `unknown` (the dumps cannot say which way: e.g. which bridge port a pod is behind).
+ */
+export type SwitchStepEffect = 'pass' | 'drop' | 'reply-bypasses-nat' | 'unknown';
+
+/**
+ * How a kernel switch decided an outcome, for the answer's first line ("dropped by forwarding off
+ * on eth0"): the switch, what it did, and its evidence. Present only when a switch decided.
+ */
+export interface KernelFate {
+  readonly code: 'dropped-forwarding-off' | 'dropped-rp-filter' | 'dropped-route-localnet' | 'dropped-hairpin-off' | 'reply-bypasses-nat';
+  readonly switch: SwitchName;
+  readonly iface?: string;
+  readonly value?: number;
+  readonly evidence: readonly SwitchEvidence[];
+  readonly moduleLoaded?: boolean;
+}
 
 export type StepCode = TraceStep['code'];
 
@@ -149,6 +178,8 @@ export interface TraceOutcome {
   readonly delivery: 'forward' | 'local' | 'stopped' | 'unknown';
   /** Why the verdict is UNKNOWN. */
   readonly unknown?: UnknownReason;
+  /** A kernel switch that decided this end (dropped by forwarding off, rp_filter, …), beside the verdict. */
+  readonly fate?: KernelFate;
   /** How many roads (branches) end this way when more than one: their shares are added, the likeliest's steps kept. */
   readonly roads?: number;
   readonly steps: readonly TraceStep[];
@@ -185,6 +216,11 @@ export type TraceAssumption =
    */
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
   | { readonly code: 'too-many-scenarios'; readonly limit: number }
+  /**
+   * A kernel switch the packet meets that the dumps do not show (no sysctl -a, no bridge -d link):
+   * the trace takes the value kube-proxy needs and says so.
+   */
+  | { readonly code: 'switch-assumed'; readonly switch: SwitchName | 'mtu'; readonly assumed: string; readonly iface?: string }
   /** An IPVS virtual server's address, taken as the node's (kube-ipvs0 holds it) without an ip addr showing it. */
   | { readonly code: 'ipvs-address-local'; readonly address: string }
   /**

@@ -3,6 +3,7 @@
  * routes, ipsets, iptables and nft rules), `ip netns exec NS kpx collect -o DIR` writes a bundle
  * that kpx loads back with the same facts; with no input, a command collects by itself.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,13 @@ describe.runIf(kernel)('kpx collect', () => {
     expect(snap.interfaces.find((i) => i.name === 'cni0')?.addresses.filter((a) => a.family === 4).map((a) => a.address)).toEqual(['10.244.0.1']);
     expect(snap.routes.find((r) => r.dstText === '10.244.1.0/24')).toMatchObject({ dev: 'eth0', via: { address: '172.18.0.4' }, flags: ['onlink', 'linkdown'] }); // the veth's peer is down: the kernel says so
     expect(snap.sysctls.get('net.ipv4.ip_forward')?.value).toMatch(/^[01]$/);
+    // The switches the trace reads: every sysctl (per interface too), link details, the kernel release.
+    expect(manifest.steps.find((s: { file: string }) => s.file === 'sysctl.txt')).toMatchObject({ command: 'sysctl -a', status: 'ok' });
+    expect(byFile).toMatchObject({ 'ip-link.txt': 'ok', 'uname.txt': 'ok' });
+    expect(snap.sysctls.get('net.ipv4.conf.cni0.rp_filter')?.value).toMatch(/^[012]$/);
+    expect(snap.interfaces.find((i) => i.name === 'cni0')?.linkInfo?.kind).toBe('bridge');
+    expect(snap.interfaces.find((i) => i.name === 'eth0')?.linkInfo?.kind).toBe('veth');
+    expect(snap.kernel?.release).toBe(execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim());
     expect(snap.nft.flatMap((n) => n.tables).find((t) => t.name === 'kpxtest')).toMatchObject({ family: 'inet', fromIptablesNft: false });
     expect(proxyModes(snap)).toEqual(['iptables', 'ipvs']); // KUBE-CLUSTER-IP marks the ipvs mode too
     const res = await resolveServices(snap);

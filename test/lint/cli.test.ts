@@ -53,16 +53,23 @@ describe('kpx lint', () => {
     expect(lines[2]).toMatch(/^    error jump to KUBE-SEP-6E7XQMQ4RAYOWTTM in table nat, which is neither a declared chain .* \[dangling-jump\]$/);
     expect(lines[3]).toBe(`      ${broken}:${lineOf(brokenText, '-j KUBE-SEP-6E7XQMQ4RAYOWTTM')}:1  -A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.3:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-6E7XQMQ4RAYOWTTM`);
     expect(out).toContain('WARNINGS (1)\n  (not tied to one Service)\n    warning MASQUERADE without --random-fully');
-    // The kind dump alone: no ip route / sysctl, so two rules could not run, and the summary says so.
+    // The kind dump alone: no ip route / sysctl, so these rules could not run, and the summary says so.
     expect(lines.filter(Boolean).at(-2)).toBe('1 error, 1 warning, 0 info');
-    expect(lines.filter(Boolean).at(-1)).toBe('not checked, for lack of input: endpoint-unroutable (needs `ip route`), ipvs-sysctl (needs `sysctl`)');
+    expect(lines.filter(Boolean).at(-1)).toBe(
+      'not checked, for lack of input: endpoint-unroutable (needs `ip route`), kernel-forwarding-off (needs `sysctl`), kernel-bridge-nf-off (needs `sysctl`), kernel-route-localnet-off (needs `sysctl`)',
+    );
   });
 
   it('-o json has the stable {findings, summary, skipped} schema', async () => {
     const { out } = await run([broken], { output: 'json' });
     const j = JSON.parse(out);
     expect(Object.keys(j)).toEqual(['schemaVersion', 'findings', 'summary', 'skipped']);
-    expect(j.skipped).toEqual([{ ruleId: 'endpoint-unroutable', missing: ['routes'] }, { ruleId: 'ipvs-sysctl', missing: ['sysctl'] }]);
+    expect(j.skipped).toEqual([
+      { ruleId: 'endpoint-unroutable', missing: ['routes'] },
+      { ruleId: 'kernel-forwarding-off', missing: ['sysctl'] },
+      { ruleId: 'kernel-bridge-nf-off', missing: ['sysctl'] },
+      { ruleId: 'kernel-route-localnet-off', missing: ['sysctl'] },
+    ]);
     expect(j.summary).toEqual({ error: 1, warning: 1, info: 0 });
     // Sorted by file, line, column.
     expect(j.findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['masquerade-not-random-fully', 'dangling-jump']);

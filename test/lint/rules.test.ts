@@ -301,13 +301,11 @@ describe('masquerade-not-random-fully', () => {
 
 describe('ipvs-sysctl', () => {
   const ipvsFiles = () => ipvsNode(6);
-  it('reports ip_forward=0 as an error and IPVS values as warnings, at the sysctl line', async () => {
+  it('reports IPVS values as warnings at the sysctl line; ip_forward=0 is kernel-forwarding-off\'s (an error)', async () => {
     const sysctl = 'net.ipv4.ip_forward = 0\nnet.bridge.bridge-nf-call-iptables = 1\nnet.ipv4.vs.conntrack = 1\nnet.ipv4.vs.conn_reuse_mode = 0\nnet.ipv4.vs.expire_nodest_conn = 1\nnet.ipv4.vs.expire_quiescent_template = 1\nnet.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.conf.all.arp_announce = 2\n';
-    const f = of(await lintFiles({ ...ipvsFiles(), 'sysctl.txt': sysctl }), 'ipvs-sysctl');
-    expect(f.map((x) => [x.line, x.severity])).toEqual([
-      [1, 'error'],
-      [4, 'warning'],
-    ]);
+    const all = await lintFiles({ ...ipvsFiles(), 'sysctl.txt': sysctl });
+    expect(of(all, 'ipvs-sysctl').map((x) => [x.line, x.severity])).toEqual([[4, 'warning']]);
+    expect(of(all, 'kernel-forwarding-off').map((x) => [x.line, x.severity, x.text])).toEqual([[1, 'error', 'net.ipv4.ip_forward = 0']]);
   });
   it('is silent with kube-proxy\'s values, and without a sysctl dump', async () => {
     const sysctl = 'net.ipv4.ip_forward = 1\nnet.bridge.bridge-nf-call-iptables = 1\nnet.ipv4.vs.conntrack = 1\nnet.ipv4.vs.conn_reuse_mode = 1\nnet.ipv4.vs.expire_nodest_conn = 1\nnet.ipv4.vs.expire_quiescent_template = 1\nnet.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.conf.all.arp_announce = 2\n';

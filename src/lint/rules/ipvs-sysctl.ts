@@ -1,17 +1,14 @@
-import { checkKubeProxySysctls, SYSCTL_KEYS } from '../../model/sysctl.js';
+import { checkKubeProxySysctls } from '../../model/sysctl.js';
 import { createRule } from '../rule.js';
-
-const FATAL = new Set<string>([SYSCTL_KEYS.ipForward, SYSCTL_KEYS.bridgeNfCallIptables]);
 
 export default createRule({
   id: 'ipvs-sysctl',
   meta: {
-    description: 'Kernel settings that break Services: ip_forward=0 or bridge-nf-call-iptables=0, and in IPVS mode net.ipv4.vs.* / ARP values known to break rolling updates.',
+    description: 'IPVS-mode kernel settings: net.ipv4.vs.* and ARP values known to break masquerade, rolling updates or L2 announcements.',
     severity: 'warning',
     docs: [
-      'kube-proxy needs `net.ipv4.ip_forward=1` (the node forwards Service traffic to pods) and, with bridge-based',
-      'CNIs, `net.bridge.bridge-nf-call-iptables=1` (bridged pod-to-pod traffic must traverse iptables, or',
-      'Service DNAT replies bypass conntrack). These two are reported as **errors**.',
+      '`ip_forward` and `bridge-nf-call-iptables` are read where the trace reads them: see `kernel-forwarding-off`',
+      'and `kernel-bridge-nf-off`.',
       '',
       'In IPVS mode: `net.ipv4.vs.conntrack=1` (IPVS connections need conntrack for masquerade);',
       '`net.ipv4.vs.conn_reuse_mode=0` makes a new connection that reuses a source port go to the old, possibly',
@@ -21,10 +18,10 @@ export default createRule({
       'MetalLB in L2 mode). These are warnings.',
       '',
       '**Fix:** set the values in /etc/sysctl.d/ (kube-proxy sets the IPVS ones itself at start when it can;',
-      'a value found wrong means something reset it later), and load br_netfilter. Needs a `sysctl -a` dump.',
+      'a value found wrong means something reset it later). Needs a `sysctl -a` dump.',
     ].join('\n'),
     requires: ['sysctl'],
-    relevant: (ctx) => ctx.modes.length > 0,
+    relevant: (ctx) => ctx.modes.includes('ipvs'),
     messages: {
       value: '{{message}}',
       missing: '{{message}}',
@@ -42,7 +39,6 @@ export default createRule({
         line: at.line,
         column: 1,
         text: `${f.key} = ${at.value}`,
-        ...(FATAL.has(f.key) ? { severity: 'error' as const } : {}),
       });
     }
   },
