@@ -148,6 +148,8 @@ describe('an nft service-ips map without its base chain', () => {
   assume  no ip route dump: where the packet goes after NAT is not shown
   assume  the evidence has ip kube-proxy's map service-ips but no base chain at the prerouting hook: the walk starts
           with kube-proxy's lookup in service-ips
+  assume  forwarding is not in the dumps: assumed on (kube-proxy needs it)
+  assume  rp_filter is not in the dumps: assumed off or loose
 
   road shared by every outcome (2)
     ip kube-proxy/services:2  goto service-FY5PMXPG-kube-system/kube-dns/udp/dns (@service-ips: 10.96.0.10 . udp . 53)
