@@ -12,17 +12,18 @@ import type { NetInterface } from '../model/iface.js';
 import type { Route } from '../model/route.js';
 import type { LoadedFile, NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Evidence, Resolution, ServicePort } from '../kube/types.js';
+import { chainRecord } from '../kube/service-builder.js';
 
 export const SUMMARY_KIND = 'kpx-node-summary';
 /** Bumped when a field changes meaning or goes away (adding fields keeps the version). */
 export const SUMMARY_SCHEMA_VERSION = 1;
 
-/** Where a fact comes from: a line of one of the node's files (the text stays on the node). */
-export interface EvidenceRef {
-  readonly file: string;
-  readonly line: number;
-  readonly where?: string;
-}
+/**
+ * Where a fact comes from: `[file, line]`, the file an index into the summary's `files` — a line
+ * of one of the node's dumps; its text stays on the node (evidence is most of a Service's data:
+ * as objects with paths, a 1k-Service node's summary was 10 MiB, larger than its dumps).
+ */
+export type EvidenceRef = readonly [file: number, line: number];
 
 export interface SummaryFinding {
   readonly ruleId: string;
@@ -51,7 +52,7 @@ export interface NodeSummary {
   readonly node: string;
   readonly files: readonly SummaryFile[];
   readonly modes: readonly ProxyMode[];
-  /** ServicePort as in `kpx services -o json`, plus owned/frontEnds/anchor; evidence as references. */
+  /** ServicePort as in `kpx services -o json` but `chains` (derived from `owned`), plus owned/frontEnds/anchor; evidence as references. */
   readonly services: readonly unknown[];
   readonly others: Resolution['others'];
   readonly problems: readonly { readonly problem: unknown; readonly evidence: readonly EvidenceRef[] }[];
@@ -65,14 +66,31 @@ export interface NodeSummary {
 
 const MAX_DIAGNOSTICS = 20;
 
-export const evidenceRef = (e: { readonly file: string; readonly line: number; readonly where?: string }): EvidenceRef => ({ file: e.file, line: e.line, ...(e.where !== undefined ? { where: e.where } : {}) });
+/** Evidence of a snapshot's files as references: `[index in files, line]`. */
+export type EvidenceRefs = (e: { readonly file: string; readonly line: number }) => EvidenceRef;
 
-function compactService(s: ServicePort): unknown {
+/** The referencing function for a snapshot whose files are `files` (a file not among them is added). */
+export function evidenceRefs(files: string[]): EvidenceRefs {
+  const index = new Map(files.map((f, i) => [f, i]));
+  return (e) => {
+    let i = index.get(e.file);
+    if (i === undefined) {
+      i = files.length;
+      files.push(e.file);
+      index.set(e.file, i);
+    }
+    return [i, e.line];
+  };
+}
+
+function compactService(s: ServicePort, ref: EvidenceRefs): unknown {
+  // `chains` is the JSON form of `owned` (chainRecord): the reader derives it again.
+  const { chains: _chains, ...rest } = s;
   return {
-    ...s,
-    endpoints: s.endpoints.map((e) => ({ ...e, evidence: e.evidence.map(evidenceRef) })),
-    frontEnds: s.frontEnds.map((f) => ({ ...f, evidence: evidenceRef(f.evidence) })),
-    evidence: s.evidence.map(evidenceRef),
+    ...rest,
+    endpoints: s.endpoints.map((e) => ({ ...e, evidence: e.evidence.map(ref) })),
+    frontEnds: s.frontEnds.map((f) => ({ ...f, evidence: ref(f.evidence) })),
+    evidence: s.evidence.map(ref),
   };
 }
 
@@ -115,25 +133,33 @@ export interface SummaryInput {
   readonly snapshot: NodeSnapshot;
   readonly resolution: Resolution;
   readonly modes: readonly ProxyMode[];
-  readonly findings: readonly SummaryFinding[];
+  /** Lint findings, their evidence referenced with `ref` (the one given to the writer's callback). */
+  readonly findings: (ref: EvidenceRefs) => readonly SummaryFinding[];
 }
 
 /** The summary document of one node (plain JSON data: `JSON.stringify` it). */
 export function nodeSummary(x: SummaryInput): NodeSummary {
   const s = x.snapshot;
-  const count = (sev: SummaryFinding['severity']) => x.findings.filter((f) => f.severity === sev).length;
+  const paths = s.files.map((f) => f.path);
+  const ref = evidenceRefs(paths);
+  const services = x.resolution.services.map((sp) => compactService(sp, ref));
+  const problems = x.resolution.problems.map((p) => ({ problem: p.problem, evidence: p.evidence.map(ref) }));
+  const findings = x.findings(ref);
+  const count = (sev: SummaryFinding['severity']) => findings.filter((f) => f.severity === sev).length;
   const tagged = (v: unknown): unknown[] => JSON.parse(JSON.stringify(v, tagAddresses)) as unknown[];
+  const known = new Map(s.files.map((f) => [f.path, f]));
   return {
     kind: SUMMARY_KIND,
     schemaVersion: SUMMARY_SCHEMA_VERSION,
     kpxVersion: x.kpxVersion,
     node: x.node,
-    files: s.files.map(fileSummary),
+    // Every file evidence points at: the loaded ones with their counts, any other by path only.
+    files: paths.map((p) => (known.has(p) ? fileSummary(known.get(p)!) : { path: p, format: 'unknown', bytes: 0, counts: {}, errors: 0, warnings: 0, firstErrors: [] })),
     modes: x.modes,
-    services: x.resolution.services.map(compactService),
+    services,
     others: x.resolution.others,
-    problems: x.resolution.problems.map((p) => ({ problem: p.problem, evidence: p.evidence.map(evidenceRef) })),
-    findings: x.findings,
+    problems,
+    findings,
     findingCounts: { error: count('error'), warning: count('warning'), info: count('info') },
     interfaces: tagged(s.interfaces),
     routes: tagged(s.routes),
@@ -149,7 +175,6 @@ export function looksLikeSummary(head: string): boolean {
   return /^\s*\{\s*"kind"\s*:\s*"kpx-node-summary"/.test(head);
 }
 
-const withText = (e: EvidenceRef): Evidence => ({ ...e, text: '' });
 
 /**
  * Read a summary back into what the node comparison uses: a Resolution (evidence keeps its
@@ -168,8 +193,20 @@ export function readSummary(text: string, path: string): { node: string; snapsho
     throw new SummaryError(`${path}: summary schemaVersion ${String(data.schemaVersion)}; this kpx reads version ${SUMMARY_SCHEMA_VERSION} (re-run \`kpx summarize\` with this kpx version)`);
   for (const field of ['node', 'files', 'modes', 'services', 'interfaces', 'routes'] as const)
     if (data[field] === undefined || (field !== 'node' && !Array.isArray(data[field]))) throw new SummaryError(`${path}: summary has no valid "${field}"`);
-  const services = (data.services as ServicePort[]).map((s) => ({
+  const withText = (e: EvidenceRef): Evidence => {
+    const file = Array.isArray(e) ? data.files[e[0]]?.path : undefined;
+    if (file === undefined) throw new SummaryError(`${path}: evidence ${JSON.stringify(e)} names no file of the summary`);
+    return { file, line: e[1], text: '' };
+  };
+  /** A ServicePort as the summary holds it: every evidence a reference. */
+  type Stored = Omit<ServicePort, 'endpoints' | 'frontEnds' | 'evidence' | 'chains'> & {
+    readonly endpoints: readonly (Omit<ServicePort['endpoints'][number], 'evidence'> & { readonly evidence: readonly EvidenceRef[] })[];
+    readonly frontEnds: readonly (Omit<ServicePort['frontEnds'][number], 'evidence'> & { readonly evidence: EvidenceRef })[];
+    readonly evidence: readonly EvidenceRef[];
+  };
+  const services: ServicePort[] = (data.services as Stored[]).map((s) => ({
     ...s,
+    chains: chainRecord(s.mode, s.owned),
     endpoints: s.endpoints.map((e) => ({ ...e, evidence: e.evidence.map(withText) })),
     frontEnds: s.frontEnds.map((f) => ({ ...f, evidence: withText(f.evidence) })),
     evidence: s.evidence.map(withText),

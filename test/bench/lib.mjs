@@ -118,8 +118,8 @@ let gnuTime;
 /** GNU time (`/usr/bin/time -f %M`) reports a child's peak RSS exactly; without it, /proc is polled. */
 export function hasGnuTime() {
   if (gnuTime === undefined) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', 'true'], { encoding: 'utf8' });
-    gnuTime = r.status === 0 && /^\d+\s*$/m.test(r.stderr ?? '');
+    const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', 'true'], { encoding: 'utf8' });
+    gnuTime = r.status === 0 && /^\d+ [\d.]+ [\d.]+\s*$/m.test(r.stderr ?? '');
   }
   return gnuTime;
 }
@@ -149,7 +149,7 @@ function vmHwmKiB(pid) {
 }
 
 /**
- * Run cmd args; returns {wall (s), rssKiB (peak), status, stderr, stdout?}. stdin: a file path
+ * Run cmd args; returns {wall (s), cpu (s, user+sys, with GNU time; else null), rssKiB (peak), status, stderr, stdout?}. stdin: a file path
  * or undefined; stdout: a file path, 'pipe' (captured) or undefined (discarded).
  * The wall time is taken here (hrtime) around spawn..exit; GNU time adds ~1 ms.
  */
@@ -164,7 +164,8 @@ export async function measure(cmd, args, opts = {}) {
   const stdout = opts.stdout === 'pipe' ? 'pipe' : open(opts.stdout ?? '/dev/null', 'w');
   const timeOut = join(BENCH_DIR, `.time-${process.pid}`);
   const useTime = hasGnuTime() && !opts.pollRss;
-  const argv = useTime ? ['-f', '%M', '-o', timeOut, cmd, ...args] : args;
+  // %U %S: the child's CPU time, which a machine loaded by other work inflates far less than wall time.
+  const argv = useTime ? ['-f', '%M %U %S', '-o', timeOut, cmd, ...args] : args;
   const t0 = performance.now();
   // Own process group, so a timeout (or the bench being interrupted) can end the whole child tree.
   const child = spawn(useTime ? '/usr/bin/time' : cmd, argv, { stdio: [stdin, stdout, 'pipe'], env: opts.env ?? process.env, cwd: ROOT, detached: true });
@@ -201,16 +202,19 @@ export async function measure(cmd, args, opts = {}) {
   if (timer) clearInterval(timer);
   for (const fd of fds) closeSync(fd);
   let rssKiB = polled;
+  let cpu = null;
   if (useTime) {
     try {
       const lines = readFileSync(timeOut, 'utf8').trim().split('\n');
-      rssKiB = Number(lines[lines.length - 1]) || 0;
+      const [m, u, s] = lines[lines.length - 1].trim().split(/\s+/).map(Number);
+      rssKiB = m || 0;
+      cpu = Number.isFinite(u) && Number.isFinite(s) ? u + s : null;
       rmSync(timeOut, { force: true });
     } catch {
       rssKiB = 0;
     }
   }
-  return { wall, rssKiB, status, timedOut, stderr: err.trim(), ...(opts.stdout === 'pipe' ? { stdout: out } : {}) };
+  return { wall, cpu, rssKiB, status, timedOut, stderr: err.trim(), ...(opts.stdout === 'pipe' ? { stdout: out } : {}) };
 }
 
 export function median(xs) {

@@ -41,19 +41,20 @@ beforeAll(() => {
 });
 
 describe('kpx summarize and services --nodes over summaries', () => {
-  it('a summary is versioned, names its node, and keeps evidence as file+line references', () => {
+  it('a summary is versioned, names its node, and keeps evidence as [file, line] references', () => {
     const s = JSON.parse(readFileSync(join(sums, `${nodes[1]}.json`), 'utf8'));
     expect(s).toMatchObject({ kind: 'kpx-node-summary', schemaVersion: 1, node: nodes[1], modes: ['iptables'] });
     expect(s.services.length).toBeGreaterThan(10);
     const withEndpoints = s.services.find((x: { endpoints: unknown[] }) => x.endpoints.length > 0);
-    const ev = withEndpoints.endpoints[0].evidence[0];
-    expect(ev.file).toMatch(/iptables-save\.txt$/);
-    expect(ev.line).toBeGreaterThan(0);
-    expect(ev).not.toHaveProperty('text');
+    const [file, line] = withEndpoints.endpoints[0].evidence[0];
+    expect(s.files[file].path).toMatch(/iptables-save\.txt$/);
+    expect(line).toBeGreaterThan(0);
     // The lines it points at are that endpoint's rules: one of them is its DNAT.
-    const text = readFileSync(ev.file, 'utf8').split('\n');
+    const text = readFileSync(s.files[file].path, 'utf8').split('\n');
     const e = withEndpoints.endpoints[0];
-    expect(e.evidence.some((x: { line: number }) => text[x.line - 1].includes(`--to-destination ${e.ip}:${e.port}`))).toBe(true);
+    expect(e.evidence.some(([f, l]: [number, number]) => f === file && text[l - 1].includes(`--to-destination ${e.ip}:${e.port}`))).toBe(true);
+    // Much smaller than the dumps it stands for.
+    expect(readFileSync(join(sums, `${nodes[1]}.json`)).length).toBeLessThan(readFileSync(join(raw, nodes[1], 'iptables-save.txt')).length);
   });
 
   it('services --nodes says the same from summaries, from raw dumps and from a mix (JSON and text)', () => {

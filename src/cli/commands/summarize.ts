@@ -3,7 +3,7 @@
  * endpoints, findings, evidence references), for fleets: run it on every node and compare the
  * summaries in one place with `kpx services --nodes` (see README "Fleets").
  */
-import { nodeSummary, evidenceRef, type SummaryFinding } from '../../cluster/summary.js';
+import { nodeSummary, type EvidenceRefs, type SummaryFinding } from '../../cluster/summary.js';
 import { proxyModes } from '../../kube/modes.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { lintSnapshot } from '../../lint/run.js';
@@ -21,8 +21,8 @@ export interface SummarizeOptions extends InputOptions {
   lint?: boolean;
 }
 
-function findingRef(f: Finding): SummaryFinding {
-  const evidence = [...(f.line > 0 ? [evidenceRef(f)] : []), ...(f.related ?? []).map(evidenceRef)];
+function findingRef(f: Finding, ref: EvidenceRefs): SummaryFinding {
+  const evidence = [...(f.line > 0 ? [ref(f)] : []), ...(f.related ?? []).map(ref)];
   return { ruleId: f.ruleId, severity: f.severity, message: f.message, ...(f.service !== undefined ? { service: f.service } : {}), fingerprint: f.fingerprint, evidence };
 }
 
@@ -36,7 +36,8 @@ export async function summarizeAction(positional: string[], opts: SummarizeOptio
     return ExitCode.CannotTell;
   }
   const resolution = await resolveServices(snapshot);
-  const findings = opts.lint === false ? [] : (await lintSnapshot(snapshot, {})).findings.map(findingRef);
+  const linted = opts.lint === false ? [] : (await lintSnapshot(snapshot, {})).findings;
+  const findings = (ref: EvidenceRefs) => linted.map((f) => findingRef(f, ref));
   const summary = nodeSummary({ node: opts.nodeName ?? snapshot.name, kpxVersion: VERSION, snapshot, resolution, modes: proxyModes(snapshot), findings });
   process.stdout.write(`${JSON.stringify(summary)}\n`);
   return ExitCode.Ok;
