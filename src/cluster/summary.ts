@@ -104,12 +104,21 @@ function tagAddresses(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** The inverse of tagAddresses (a JSON.parse reviver); undefined for text that is no address. */
-function untagAddresses(_key: string, value: unknown): unknown {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === '$ip') return parseIp(String((value as { $ip: unknown }).$ip));
-    if (keys.length === 1 && keys[0] === '$cidr') return parseCidr(String((value as { $cidr: unknown }).$cidr));
+/**
+ * The inverse of tagAddresses, in place, on the parts that hold addresses (interfaces, routes):
+ * a JSON.parse reviver would visit every value of the summary (most of the reading time).
+ */
+function untagAddresses(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = untagAddresses(value[i]);
+    return value;
+  }
+  if (value !== null && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (keys.length === 1 && keys[0] === '$ip') return parseIp(String(o.$ip));
+    if (keys.length === 1 && keys[0] === '$cidr') return parseCidr(String(o.$cidr));
+    for (const k of keys) o[k] = untagAddresses(o[k]);
   }
   return value;
 }
@@ -184,7 +193,7 @@ export function looksLikeSummary(head: string): boolean {
 export function readSummary(text: string, path: string): { node: string; snapshot: NodeSnapshot; resolution: Resolution; modes: readonly ProxyMode[]; summary: NodeSummary } {
   let data: NodeSummary;
   try {
-    data = JSON.parse(text, untagAddresses) as NodeSummary;
+    data = JSON.parse(text) as NodeSummary;
   } catch (e) {
     throw new SummaryError(`${path}: not JSON (${(e as Error).message})`);
   }
@@ -193,6 +202,8 @@ export function readSummary(text: string, path: string): { node: string; snapsho
     throw new SummaryError(`${path}: summary schemaVersion ${String(data.schemaVersion)}; this kpx reads version ${SUMMARY_SCHEMA_VERSION} (re-run \`kpx summarize\` with this kpx version)`);
   for (const field of ['node', 'files', 'modes', 'services', 'interfaces', 'routes'] as const)
     if (data[field] === undefined || (field !== 'node' && !Array.isArray(data[field]))) throw new SummaryError(`${path}: summary has no valid "${field}"`);
+  untagAddresses(data.interfaces);
+  untagAddresses(data.routes);
   const withText = (e: EvidenceRef): Evidence => {
     const file = Array.isArray(e) ? data.files[e[0]]?.path : undefined;
     if (file === undefined) throw new SummaryError(`${path}: evidence ${JSON.stringify(e)} names no file of the summary`);

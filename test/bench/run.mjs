@@ -346,6 +346,8 @@ try {
       summary[t.id] = {
         label: t.label,
         walls: runs[t.id].map((r) => round(r.wall, 4)),
+        // CPU time (user+sys, GNU time): a loaded machine inflates it far less than wall time.
+        cpuMedian: ok.length && ok.every((r) => r.cpu !== null && r.cpu !== undefined) ? round(median(ok.map((r) => r.cpu)), 3) : null,
         median: ok.length ? round(median(ok.map((r) => r.wall)), 4) : null,
         min: ok.length ? round(Math.min(...ok.map((r) => r.wall)), 4) : null,
         peakRssKiB: ok.length ? median(ok.map((r) => r.rssKiB)) : null,
@@ -399,11 +401,14 @@ try {
       for (let i = 0; i < reps; i++) {
         const x = runs[aId][i];
         const y = runs[bId][i];
-        if (x?.status === 0 && y?.status === 0 && get(y) > 0) xs.push(get(x) / get(y));
+        if (x?.status === 0 && y?.status === 0 && get(y) > 0 && Number.isFinite(get(x))) xs.push(get(x) / get(y));
       }
       return xs.length ? { median: round(median(xs), 3), min: round(Math.min(...xs), 3), max: round(Math.max(...xs), 3), n: xs.length } : null;
     };
+    const cpuOf = (r) => r.cpu ?? NaN;
     const pairRatios = {
+      servicesVsToolCpu: pair('services', TOOL[mode], cpuOf),
+      servicesVsScannerCpu: pair('services', 'scanner', cpuOf),
       servicesVsTool: pair('services', TOOL[mode]),
       servicesVsScanner: pair('services', 'scanner'),
       rssVsScanner: pair('services', 'scanner', (r) => r.rssKiB),
@@ -501,13 +506,13 @@ const TOOL_SHORT = { restore: '`iptables-restore --test`', 'nft-check': '`nft -c
 const ratioCell = (x) => (x ? `${fmtX(x.median)} (${fmtX(x.min)}–${fmtX(x.max)})` : '—');
 function markdown() {
   const L = [];
-  L.push('| mode | Services (ports) | lines | size | JS floor | scanner | `kpx services -o json` | peak RSS | netfilter tool | kpx ÷ tool | kpx ÷ scanner | kpx ÷ floor | trace median / p95 | `kpx lint` |');
-  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  L.push('| mode | Services (ports) | lines | size | JS floor | scanner | `kpx services -o json` | peak RSS | netfilter tool | kpx ÷ tool (wall) | kpx ÷ tool (CPU) | kpx ÷ scanner (wall) | kpx ÷ scanner (CPU) | kpx ÷ floor | trace median / p95 | `kpx lint` |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of result.sizes) {
     const t = r.tasks;
     const tool = r.tool ? t[r.tool] : null;
     L.push(
-      `| ${r.mode} | ${k(r.services)} (${r.servicePorts}) | ${r.lines.toLocaleString('en')} | ${mib(r.bytes)} MiB | ${fmtS(t.floor.median)} s | ${t.scanner ? `${fmtS(t.scanner.median)} s, ${fmtMiB(t.scanner.peakRssKiB)}` : '—'} | ${fmtS(t.services.median)} s | ${fmtMiB(t.services.peakRssKiB)} | ${tool ? `${TOOL_SHORT[r.tool]} ${fmtS(tool.median)} s` : 'not run'} | ${ratioCell(r.pairRatios.servicesVsTool)} | ${ratioCell(r.pairRatios.servicesVsScanner)} | ${ratioCell(r.pairRatios.servicesVsFloor)} | ${r.inProcess ? `${fmtMs(r.inProcess.trace.medianMs)} / ${fmtMs(r.inProcess.trace.p95Ms)} ms` : '—'} | ${t.lint ? `${fmtS(t.lint.median)} s` : 'not built'} |`,
+      `| ${r.mode} | ${k(r.services)} (${r.servicePorts}) | ${r.lines.toLocaleString('en')} | ${mib(r.bytes)} MiB | ${fmtS(t.floor.median)} s | ${t.scanner ? `${fmtS(t.scanner.median)} s, ${fmtMiB(t.scanner.peakRssKiB)}` : '—'} | ${fmtS(t.services.median)} s | ${fmtMiB(t.services.peakRssKiB)} | ${tool ? `${TOOL_SHORT[r.tool]} ${fmtS(tool.median)} s` : 'not run'} | ${ratioCell(r.pairRatios.servicesVsTool)} | ${ratioCell(r.pairRatios.servicesVsToolCpu)} | ${ratioCell(r.pairRatios.servicesVsScanner)} | ${ratioCell(r.pairRatios.servicesVsScannerCpu)} | ${ratioCell(r.pairRatios.servicesVsFloor)} | ${r.inProcess ? `${fmtMs(r.inProcess.trace.medianMs)} / ${fmtMs(r.inProcess.trace.p95Ms)} ms` : '—'} | ${t.lint ? `${fmtS(t.lint.median)} s` : 'not built'} |`,
     );
   }
   return L.join('\n');
