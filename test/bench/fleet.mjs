@@ -8,6 +8,10 @@
  *     (A B A B…), wall time and peak RSS, and a check that both say the same, byte for byte.
  *
  *   node test/bench/fleet.mjs [--nodes 100] [--services 1000] [--mode iptables] [--reps 2] [--seed 1]
+ *                             [--compare-only]
+ *
+ * --compare-only: keep the summaries and per-node figures of the last run (build/bench/fleet.json)
+ * and measure the comparison again (after a change to the reading side).
  *
  * Writes build/bench/fleet.json and prints a markdown table. Runs against the BUILT dist/.
  */
@@ -29,6 +33,7 @@ const services = Number(value('services', '1000'));
 const mode = value('mode', 'iptables');
 const reps = Number(value('reps', '2'));
 const seed = Number(value('seed', '1'));
+const compareOnly = argv.includes('--compare-only');
 requireDist();
 
 const root = join(BENCH_DIR, 'fleet', `${mode}-svc${services}-nodes${nodes}-seed${seed}-gen${generatorHash()}`);
@@ -57,8 +62,11 @@ if (!existsSync(rawNodes)) {
 
 // Each node: kpx summarize (as it would run on the node).
 mkdirSync(sums, { recursive: true });
-const perNode = [];
-for (const [i, n] of names.entries()) {
+const previous = compareOnly && existsSync(join(BENCH_DIR, 'fleet.json')) ? JSON.parse(readFileSync(join(BENCH_DIR, 'fleet.json'), 'utf8')) : undefined;
+if (compareOnly && !(previous?.perNodeRaw?.length === names.length && names.every((n) => existsSync(join(sums, `${n}.json`)))))
+  throw new Error('--compare-only: no summaries of every node from an earlier run of this cluster');
+const perNode = previous?.perNodeRaw ?? [];
+for (const [i, n] of (compareOnly ? [] : names).entries()) {
   const out = join(sums, `${n}.json`);
   const r = await measure(NODE, [CLI, 'summarize', '-i', join(rawNodes, n), '-o', 'json'], { stdout: out });
   if (r.status !== 0) throw new Error(`summarize ${n} exited ${r.status}: ${r.stderr}`);
