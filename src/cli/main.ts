@@ -49,6 +49,11 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'kpx lint --list-rules',
     'kpx lint --list-rules --rule kube-proxy-sync-failing',
   ],
+  summarize: [
+    'kpx summarize -i bundle/ -o json > node-1.json',
+    'kpx summarize -o json --node-name "$NODE_NAME" > /out/$NODE_NAME.json   # on the node itself (as root)',
+    'kpx services --nodes -i summaries/   # compare the nodes from their summaries',
+  ],
   diff: [
     'kpx diff before/ after/',
     'kpx diff node-a/ node-b/ -o json',
@@ -172,6 +177,17 @@ inputOptions(
     .addOption(new Option('-o, --output <format>', 'text (fitted to the terminal, else 120 columns; COLUMNS overrides), wide (more columns, nothing cut), json or yaml').choices(['text', 'wide', 'json', 'yaml']).default('text')),
 ).addHelpText('after', examples('services'))
   .action((inputs, opts) => run(async () => (await import('./commands/services.js')).servicesAction(inputs, opts)));
+
+inputOptions(
+  program
+    .command('summarize')
+    .description("one node's Services, endpoints, lint findings and evidence references as compact JSON (for fleets: compare with services --nodes)")
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .option('--node-name <name>', "the node's name in the summary (default: the bundle's manifest host, else its folder name)")
+    .option('--no-lint', 'leave the lint findings out')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['json']).default('json')),
+).addHelpText('after', examples('summarize'))
+  .action((inputs, opts) => run(async () => (await import('./commands/summarize.js')).summarizeAction(inputs, opts)));
 
 inputOptions(
   program

@@ -3,6 +3,8 @@
  * bundles, or any per-node folders of dumps), or several node directories given one by one.
  * Nodes are parsed in parallel on worker threads when that pays (big dumps, more than one CPU),
  * else one after the other in this thread. Unreadable paths raise InputError, as for one node.
+ * A node may also be a summary file (`kpx summarize -o json`, issue 20): it is read, not parsed,
+ * and serves the comparison (`purpose: 'compare'`) only — it holds no rules to trace.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -14,6 +16,7 @@ import { loadSnapshot, readSmallJson } from '../load/snapshot.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import type { ClusterNode, ClusterSnapshot } from './types.js';
+import { looksLikeSummary, readSummary, SummaryError } from './summary.js';
 
 /** One node's folder, before parsing. */
 export interface NodeDir {
@@ -22,6 +25,8 @@ export interface NodeDir {
   readonly host?: string;
   /** Bytes of the files in the folder (what parsing will chew through). */
   readonly bytes: number;
+  /** `dir` is a node summary file (`kpx summarize -o json`), not a folder of dumps. */
+  readonly summary?: boolean;
 }
 
 export interface ClusterProgress {
@@ -132,6 +137,21 @@ function entries(dir: string): { files: string[]; dirs: string[] } {
   return { files, dirs };
 }
 
+/** Is this file a node summary (`kpx summarize -o json`, gzipped or not)? */
+export function isSummaryFile(path: string): boolean {
+  return !isDir(path) && looksLikeSummary(head(path));
+}
+
+/** The node named in a summary's first bytes (the writer puts `node` among the first fields). */
+function summaryNodeName(path: string): string | undefined {
+  const m = /"node"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head(path));
+  try {
+    return m ? (JSON.parse(m[1]) as string) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Does this folder directly hold at least one file kpx recognises as a dump? */
 function holdsDumps(dir: string): boolean {
   return entries(dir).files.some((f) => detectFormat(head(f)) !== undefined);
@@ -146,14 +166,15 @@ export function isClusterBundle(dir: string): boolean {
   if (!isDir(dir)) return false;
   if (readManifest(dir)) return false;
   const { files, dirs } = entries(dir);
-  if (files.some((f) => detectFormat(head(f)) !== undefined)) return false;
+  const summaries = files.filter(isSummaryFile).length;
+  if (files.some((f) => !isSummaryFile(f) && detectFormat(head(f)) !== undefined)) return false;
   let manifests = 0;
   let dumpDirs = 0;
   for (const d of dirs) {
     if (readManifest(d)) manifests++;
     else if (holdsDumps(d)) dumpDirs++;
   }
-  return manifests >= 1 || dumpDirs >= 2;
+  return manifests >= 1 || summaries >= 1 || dumpDirs >= 2;
 }
 
 function folderBytes(dir: string): number {
@@ -180,19 +201,20 @@ export function clusterNodeDirs(paths: string | readonly string[]): NodeDir[] {
     const only = list[0];
     if (!existsSync(only)) throw new InputError(`${only}: no such file or directory`);
     if (!isClusterBundle(only)) throw new InputError(`${only}: not a cluster bundle (expected one sub-directory per node, as \`kpx collect -o ${only}/NODE\` writes them)`);
-    const { dirs: subs } = entries(only);
-    dirs = subs.filter((d) => readManifest(d) !== undefined || holdsDumps(d));
+    const { dirs: subs, files } = entries(only);
+    dirs = [...subs.filter((d) => readManifest(d) !== undefined || holdsDumps(d)), ...files.filter(isSummaryFile)];
   } else {
     for (const p of list) {
       if (!existsSync(p)) throw new InputError(`${p}: no such file or directory`);
-      if (!isDir(p)) throw new InputError(`${p}: a node must be a directory of dumps`);
+      if (!isDir(p) && !isSummaryFile(p)) throw new InputError(`${p}: a node must be a directory of dumps or a node summary (kpx summarize -o json)`);
     }
     dirs = list;
   }
   const raw = dirs.map((dir) => {
+    if (isSummaryFile(dir)) return { dir, host: summaryNodeName(dir), folder: basename(resolve(dir)).replace(/\.json(\.gz)?$/, ''), summary: true };
     const m = readManifest(dir);
     const host = m && typeof m.host === 'string' && m.host.trim() !== '' ? m.host.trim() : undefined;
-    return { dir, host, folder: basename(resolve(dir)) };
+    return { dir, host, folder: basename(resolve(dir)), summary: false };
   });
   const hosts = raw.map((r) => r.host);
   const useHosts = hosts.every((h) => h !== undefined) && new Set(hosts).size === hosts.length;
@@ -202,7 +224,7 @@ export function clusterNodeDirs(paths: string | readonly string[]): NodeDir[] {
     const n = (seen.get(name) ?? 0) + 1;
     seen.set(name, n);
     if (n > 1) name = `${name}#${n}`;
-    return { name, dir: r.dir, ...(r.host ? { host: r.host } : {}), bytes: folderBytes(r.dir) };
+    return { name, dir: r.dir, ...(r.host ? { host: r.host } : {}), bytes: r.summary ? statSync(r.dir).size : folderBytes(r.dir), ...(r.summary ? { summary: true } : {}) };
   });
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -283,6 +305,24 @@ async function loadInWorkers(nodes: readonly NodeDir[], count: number, opts: Clu
   return results;
 }
 
+/** A node summary read back: its resolution and a snapshot without rule sets (as a compare worker answers). */
+function readSummaryNode(n: NodeDir): WorkerReply {
+  let text: string;
+  try {
+    const buf = readFileSync(n.dir);
+    text = (buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf).toString('utf8');
+  } catch (e) {
+    throw new InputError(`${n.dir}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    const r = readSummary(text, n.dir);
+    return { id: 0, snapshot: { ...r.snapshot, name: n.name }, resolution: r.resolution, modes: r.modes };
+  } catch (e) {
+    if (e instanceof SummaryError) throw new InputError(e.message);
+    throw e;
+  }
+}
+
 /**
  * Load a cluster bundle directory, or several node directories, into one ClusterSnapshot.
  * Throws InputError for unreadable paths or a path that is not a cluster bundle.
@@ -300,30 +340,41 @@ export async function loadCluster(paths: string | readonly string[], opts: Clust
     if (phase === 'done') done++;
     opts.onProgress?.({ phase, node, done, total: nodes.length });
   };
-  const plan = workerPlan(nodes, opts.workers, opts.purpose);
+  const summaries = nodes.filter((n) => n.summary);
+  if (summaries.length && opts.purpose !== 'compare')
+    throw new InputError(`${summaries.map((n) => n.dir).join(', ')}: a node summary holds no rules; this command needs each node's dumps (summaries serve \`kpx services --nodes\`)`);
+  const fromSummaries = new Map<NodeDir, WorkerReply>();
+  for (const n of summaries) {
+    progress('start', n.name);
+    fromSummaries.set(n, readSummaryNode(n));
+    progress('done', n.name);
+  }
+  const dumps = nodes.filter((n) => !n.summary);
+  const plan = workerPlan(dumps, opts.workers, opts.purpose);
   let snapshots: WorkerReply[] | undefined;
   let loadedWith: ClusterSnapshot['loadedWith'] = 'in-process';
   if (plan.workers > 0) {
     try {
-      snapshots = await loadInWorkers(nodes, plan.workers, opts, progress);
+      snapshots = await loadInWorkers(dumps, plan.workers, opts, progress);
       loadedWith = 'workers';
     } catch (e) {
       if (e instanceof InputError) throw e;
       // A worker that cannot start (or crashed) must not take the command down: parse here.
-      done = 0;
+      done = summaries.length;
       snapshots = undefined;
     }
   }
   if (!snapshots) {
     snapshots = [];
-    for (const n of nodes) {
+    for (const n of dumps) {
       progress('start', n.name);
       snapshots.push({ id: snapshots.length, snapshot: await loadSnapshot([n.dir], { name: n.name, nodeIps: opts.nodeIps ?? [] }) });
       progress('done', n.name);
     }
   }
-  const out: ClusterNode[] = nodes.map((n, i) => {
-    const r = snapshots![i];
+  const byNode = new Map<NodeDir, WorkerReply>(dumps.map((n, i) => [n, snapshots![i]]));
+  const out: ClusterNode[] = nodes.map((n) => {
+    const r = fromSummaries.get(n) ?? byNode.get(n)!;
     const extra = r.resolution ? { partial: true, resolution: r.resolution, modes: r.modes ?? [] } : {};
     return { name: n.name, dir: n.dir, ...(n.host ? { host: n.host } : {}), snapshot: r.snapshot!, ...extra };
   });

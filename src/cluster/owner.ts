@@ -35,15 +35,25 @@ const isHostPrefix = (r: Route) => r.dst.prefix === (r.dst.family === 4 ? 32 : 1
 const routeDev = (r: Route) => r.dev ?? r.nexthops?.[0]?.dev;
 const routeVia = (r: Route) => r.via ?? r.nexthops?.[0]?.via;
 
+type OwnAddress = { readonly ip: Ip; readonly iface: string; readonly file: string; readonly line: number };
+/**
+ * Per snapshot: ownership asks for them once per route per address looked up, on every node —
+ * rebuilt each time, `services --nodes` over 100 nodes spent most of its time here.
+ */
+const ownAddressCache = new WeakMap<NodeSnapshot, readonly OwnAddress[]>();
+
 /** The node's own addresses that can be a packet's destination (not loopback, not kube-ipvs0 VIPs). */
-export function ownAddresses(s: NodeSnapshot): { ip: Ip; iface: string; file: string; line: number }[] {
-  const out: { ip: Ip; iface: string; file: string; line: number }[] = [];
+export function ownAddresses(s: NodeSnapshot): readonly OwnAddress[] {
+  const cached = ownAddressCache.get(s);
+  if (cached) return cached;
+  const out: OwnAddress[] = [];
   for (const i of s.interfaces) {
     const role = interfaceRole(i.name);
     if (role === 'loopback' || role === 'ipvs-dummy') continue;
     for (const a of i.addresses) out.push({ ip: a.ip, iface: i.name, file: i.file, line: a.line });
   }
   for (const ip of s.extraNodeIps) out.push({ ip, iface: '(--node-ip)', file: '', line: 0 });
+  ownAddressCache.set(s, out);
   return out;
 }
 

@@ -184,7 +184,11 @@ function ruleEvidence(ctx: Ctx, chain: NftChain, r: NftRule): Evidence {
 }
 
 function chainEvidence(ctx: Ctx, chain: NftChain): Evidence[] {
-  return chain.rules.length > 0 ? chain.rules.map((r) => ruleEvidence(ctx, chain, r)) : [{ file: ctx.table.file, line: chain.line, text: `chain ${chain.name} {`, where: ctx.where }];
+  if (chain.rules.length === 0) return [{ file: ctx.table.file, line: chain.line, text: `chain ${chain.name} {`, where: ctx.where }];
+  // One `where` string per chain, not one per rule (a chain's rules are read for several Service ports).
+  const where = `${ctx.where}/${chain.name}`;
+  const file = ctx.table.file;
+  return chain.rules.map((r) => ({ file, line: r.line, text: r.raw, where }));
 }
 
 function tableFamily(t: NftTable): 4 | 6 {

@@ -169,7 +169,7 @@ const indexedKey = (base: 'sep' | 'endpoint' | 'affinity' | 'fw', i: number): st
  * for per-endpoint objects (`sep0`, `endpoint0`, `affinity0`), from 1 for a second FW chain (`fw1`),
  * IPVS virtual servers by role and address (`load-balancer/IP`).
  */
-function chainRecord(mode: ServiceFacts['mode'], owned: readonly OwnedObject[]): Record<string, string> {
+export function chainRecord(mode: ServiceFacts['mode'], owned: readonly OwnedObject[]): Record<string, string> {
   const out: Record<string, string> = {};
   // Only the numbered roles need counting (no Map per Service port: this runs for every one).
   let endpoints = 0;

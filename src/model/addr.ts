@@ -41,10 +41,19 @@ export function parseIp(text: string): Ip | undefined {
   return undefined;
 }
 
+/** Masks by family and prefix, made once: cidrContains() is asked per route per address. */
+const MASKS: Record<Family, bigint[]> = { 4: [], 6: [] };
+
 function maskOf(family: Family, prefix: number): bigint {
-  const bits = BITS[family];
   if (prefix <= 0) return 0n;
-  return ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix);
+  const table = MASKS[family];
+  let m = table[prefix];
+  if (m === undefined) {
+    const bits = BITS[family];
+    m = ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix);
+    if (Number.isInteger(prefix) && prefix <= bits) table[prefix] = m;
+  }
+  return m;
 }
 
 /** Dotted IPv4 netmask → prefix length, or undefined when not contiguous. */

@@ -46,24 +46,42 @@ export function generatorHash() {
   return h.digest('hex').slice(0, 12);
 }
 
+/** What kpx reads in each proxy mode (the node's dumps the resolver needs), and the main file. */
+export const MODE_FILES = {
+  iptables: ['iptables-save.txt'],
+  nftables: ['nft-ruleset.txt'],
+  ipvs: ['ipvsadm-Ln.txt', 'ipset-list.txt', 'iptables-save.txt'],
+};
+export const MODES = Object.keys(MODE_FILES);
+
+function countLines(buf) {
+  let lines = 0;
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) lines++;
+  return lines;
+}
+
 /**
- * The generated bundle for `services` Services (iptables mode, IPv4): iptables-save.txt,
- * ip-addr.txt, ip-route.txt and truth.json, generated once and cached under build/bench/dumps/.
+ * The generated bundle for `services` Services in proxy mode `mode` (IPv4): the mode's dumps,
+ * ip-addr.txt, ip-route.txt and truth.json (IPVS also ipset-save.txt, what `ipset restore`
+ * loads), generated once and cached under build/bench/dumps/. `files` are the dumps kpx reads
+ * (MODE_FILES), `file` the first of them; `lines`/`bytes` are their sums, `perFile` each one's.
  */
-export function ensureDump(services, seed) {
-  const key = `svc${services}-seed${seed}-gen${generatorHash()}`;
+export function ensureDump(services, seed, mode = 'iptables') {
+  const key = `${mode === 'iptables' ? '' : `${mode}-`}svc${services}-seed${seed}-gen${generatorHash()}`;
   const dir = join(DUMPS_DIR, key);
   const metaPath = join(dir, 'meta.json');
+  const paths = MODE_FILES[mode].map((f) => join(dir, f));
   if (existsSync(metaPath)) {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
-    return { ...meta, dir, file: join(dir, 'iptables-save.txt'), cached: true };
+    if (meta.perFile) return { ...meta, mode, dir, file: paths[0], files: paths, cached: true };
   }
   mkdirSync(DUMPS_DIR, { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  log(`generating ${services} Services (seed ${seed}) → ${key}`);
+  log(`generating ${services} Services (seed ${seed}, ${mode} mode) → ${key}`);
   const t0 = performance.now();
-  const r = spawnSync(NODE, [join(GENERATOR_DIR, 'main.js'), '--services', String(services), '--seed', String(seed), '--mode', 'iptables', '--out', tmp], {
+  const extra = mode === 'ipvs' ? ['--load-forms'] : [];
+  const r = spawnSync(NODE, [join(GENERATOR_DIR, 'main.js'), '--services', String(services), '--seed', String(seed), '--mode', mode, '--out', tmp, ...extra], {
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -71,33 +89,37 @@ export function ensureDump(services, seed) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`generator failed (${r.status}): ${r.stderr}`);
   }
-  const text = readFileSync(join(tmp, 'iptables-save.txt'));
-  let lines = 0;
-  for (let i = text.indexOf(10); i !== -1; i = text.indexOf(10, i + 1)) lines++;
+  const perFile = {};
+  for (const f of MODE_FILES[mode]) {
+    const text = readFileSync(join(tmp, f));
+    perFile[f] = { lines: countLines(text), bytes: text.length };
+  }
   const truth = JSON.parse(readFileSync(join(tmp, 'truth.json'), 'utf8'));
   const meta = {
     key,
+    mode,
     services,
     seed,
     servicePorts: truth.services.length,
     endpoints: truth.services.reduce((n, s) => n + s.endpoints.length, 0),
-    lines,
-    bytes: text.length,
+    lines: Object.values(perFile).reduce((n, x) => n + x.lines, 0),
+    bytes: Object.values(perFile).reduce((n, x) => n + x.bytes, 0),
+    perFile,
     generatedInSeconds: round((performance.now() - t0) / 1000, 2),
   };
   writeFileSync(join(tmp, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   log(`  ${meta.lines} lines, ${mib(meta.bytes)} MiB, ${meta.servicePorts} Service ports in ${meta.generatedInSeconds} s`);
-  return { ...meta, dir, file: join(dir, 'iptables-save.txt'), cached: false };
+  return { ...meta, dir, file: paths[0], files: paths, cached: false };
 }
 
 let gnuTime;
 /** GNU time (`/usr/bin/time -f %M`) reports a child's peak RSS exactly; without it, /proc is polled. */
 export function hasGnuTime() {
   if (gnuTime === undefined) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', 'true'], { encoding: 'utf8' });
-    gnuTime = r.status === 0 && /^\d+\s*$/m.test(r.stderr ?? '');
+    const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', 'true'], { encoding: 'utf8' });
+    gnuTime = r.status === 0 && /^\d+ [\d.]+ [\d.]+\s*$/m.test(r.stderr ?? '');
   }
   return gnuTime;
 }
@@ -127,7 +149,7 @@ function vmHwmKiB(pid) {
 }
 
 /**
- * Run cmd args; returns {wall (s), rssKiB (peak), status, stderr, stdout?}. stdin: a file path
+ * Run cmd args; returns {wall (s), cpu (s, user+sys, with GNU time; else null), rssKiB (peak), status, stderr, stdout?}. stdin: a file path
  * or undefined; stdout: a file path, 'pipe' (captured) or undefined (discarded).
  * The wall time is taken here (hrtime) around spawn..exit; GNU time adds ~1 ms.
  */
@@ -142,7 +164,8 @@ export async function measure(cmd, args, opts = {}) {
   const stdout = opts.stdout === 'pipe' ? 'pipe' : open(opts.stdout ?? '/dev/null', 'w');
   const timeOut = join(BENCH_DIR, `.time-${process.pid}`);
   const useTime = hasGnuTime() && !opts.pollRss;
-  const argv = useTime ? ['-f', '%M', '-o', timeOut, cmd, ...args] : args;
+  // %U %S: the child's CPU time, which a machine loaded by other work inflates far less than wall time.
+  const argv = useTime ? ['-f', '%M %U %S', '-o', timeOut, cmd, ...args] : args;
   const t0 = performance.now();
   // Own process group, so a timeout (or the bench being interrupted) can end the whole child tree.
   const child = spawn(useTime ? '/usr/bin/time' : cmd, argv, { stdio: [stdin, stdout, 'pipe'], env: opts.env ?? process.env, cwd: ROOT, detached: true });
@@ -179,16 +202,19 @@ export async function measure(cmd, args, opts = {}) {
   if (timer) clearInterval(timer);
   for (const fd of fds) closeSync(fd);
   let rssKiB = polled;
+  let cpu = null;
   if (useTime) {
     try {
       const lines = readFileSync(timeOut, 'utf8').trim().split('\n');
-      rssKiB = Number(lines[lines.length - 1]) || 0;
+      const [m, u, s] = lines[lines.length - 1].trim().split(/\s+/).map(Number);
+      rssKiB = m || 0;
+      cpu = Number.isFinite(u) && Number.isFinite(s) ? u + s : null;
       rmSync(timeOut, { force: true });
     } catch {
       rssKiB = 0;
     }
   }
-  return { wall, rssKiB, status, timedOut, stderr: err.trim(), ...(opts.stdout === 'pipe' ? { stdout: out } : {}) };
+  return { wall, cpu, rssKiB, status, timedOut, stderr: err.trim(), ...(opts.stdout === 'pipe' ? { stdout: out } : {}) };
 }
 
 export function median(xs) {

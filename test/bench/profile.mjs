@@ -4,7 +4,7 @@
  * `node --cpu-prof` on a generated dump (the same cached dumps as run.mjs) and summarises the
  * profile: the top self-time functions, and self time per source file / package.
  *
- *   node test/bench/profile.mjs [--size 10000] [--seed 1] [--top 15] [--command services|lint]
+ *   node test/bench/profile.mjs [--size 10000] [--mode iptables|nftables|ipvs] [--seed 1] [--top 15] [--command services|lint]
  *
  * Writes build/bench/prof/<command>-<size>.cpuprofile (open it in Chrome DevTools or speedscope)
  * and build/bench/profile-<command>-<size>.md / .json; prints the markdown on stdout.
@@ -23,19 +23,20 @@ const size = Number(String(value('size', '10000')).replace(/k$/i, '000'));
 const seed = Number(value('seed', '1'));
 const top = Number(value('top', '15'));
 const command = value('command', 'services');
+const mode = value('mode', 'iptables');
 if (!Number.isInteger(size) || size <= 0 || !['services', 'lint'].includes(command)) {
   process.stderr.write('usage: profile.mjs [--size 10000] [--seed 1] [--top 15] [--command services|lint]\n');
   process.exit(2);
 }
 requireDist(command === 'lint' ? 'src/cli/commands/lint.js' : 'src/cli/commands/services.js');
 
-const dump = ensureDump(size, seed);
+const dump = ensureDump(size, seed, mode);
 const profDir = join(BENCH_DIR, 'prof');
 mkdirSync(profDir, { recursive: true });
-const name = `${command}-${size}.cpuprofile`;
+const name = `${command}-${mode === 'iptables' ? '' : `${mode}-`}${size}.cpuprofile`;
 rmSync(join(profDir, name), { force: true });
 log(`profiling kpx ${command} on ${dump.lines} lines (${size} Services)`);
-const args = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', name, CLI, command, '-i', dump.file, '-o', 'json'];
+const args = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', name, CLI, command, ...dump.files.flatMap((f) => ['-i', f]), '-o', 'json'];
 if (command === 'lint') args.push('--fail-on', 'never');
 const r = await measure(NODE, args);
 if (r.status !== 0) {
@@ -103,7 +104,7 @@ md.push('|---|---|---|');
 for (const [a, us] of sorted(byArea).slice(0, 20)) md.push(`| ${a} | ${ms(us)} | ${pct(us)} |`);
 const text = `${md.join('\n')}\n`;
 
-const base = join(BENCH_DIR, `profile-${command}-${size}`);
+const base = join(BENCH_DIR, `profile-${command}-${mode === 'iptables' ? '' : `${mode}-`}${size}`);
 writeFileSync(`${base}.md`, text);
 writeFileSync(
   `${base}.json`,
