@@ -6,13 +6,14 @@
  * A node may also be a summary file (`kpx summarize -o json`, issue 20): it is read, not parsed,
  * and serves the comparison (`purpose: 'compare'`) only — it holds no rules to trace.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { detectFormat, InputError } from '../load/index.js';
 import { loadSnapshot, readSmallJson } from '../load/snapshot.js';
+import { inputLimits } from '../load/input.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import type { ClusterNode, ClusterSnapshot } from './types.js';
@@ -309,9 +310,13 @@ async function loadInWorkers(nodes: readonly NodeDir[], count: number, opts: Clu
 function readSummaryNode(n: NodeDir): WorkerReply {
   let text: string;
   try {
+    // Bounded like every other input (src/load/input.ts): the file's size, and what a .gz may inflate to.
+    const { maxBytes } = inputLimits();
+    if (statSync(n.dir).size > maxBytes) throw new InputError(`${n.dir}: larger than --max-input-size (${maxBytes} bytes); not read`);
     const buf = readFileSync(n.dir);
-    text = (buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf).toString('utf8');
+    text = (buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf, { maxOutputLength: maxBytes }) : buf).toString('utf8');
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`${n.dir}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   try {
