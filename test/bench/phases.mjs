@@ -1,7 +1,7 @@
 /**
  * kpx in one process, phase by phase, through the built dist/ modules:
  *   import (kpx's own modules) → parser-load (the iptables-save parser module: Chevrotain and the
- *   grammar) → read → sniff → parse → assemble → resolve → render (services JSON)
+ *   grammar) → read → parse (sniffing its head first) → assemble → resolve → render (services JSON)
  * then, after that one load, N traces to random Service VIPs taken from the generator's ground
  * truth (truth.json), each timed on its own.
  *
@@ -54,10 +54,9 @@ lap('parserLoad');
 const iptPath = join(dir, 'iptables-save.txt');
 const [input] = loadIndex.readInputs([iptPath]);
 lap('read');
-const format = loadIndex.detectFormat(input.text);
-lap('sniff');
-if (format !== 'iptables-save') throw new Error(`sniffed ${format} for ${iptPath}`);
-const parsed = await loadIndex.parseInput(input, format);
+// The input layer streams the file: its head is sniffed, then the rest is parsed as it is read.
+const parsed = await loadIndex.parseInput(input);
+if (parsed.format !== 'iptables-save') throw new Error(`sniffed ${parsed.format} for ${iptPath}`);
 lap('parse');
 const snapshot = snapshotMod.assembleSnapshot([parsed]);
 lap('assemble');
@@ -114,7 +113,7 @@ for (const s of picks) {
 process.stdout.write(
   `${JSON.stringify({
     phases,
-    loadResolve: round(phases.read + phases.sniff + phases.parse + phases.assemble + phases.resolve, 4),
+    loadResolve: round(phases.read + phases.parse + phases.assemble + phases.resolve, 4),
     servicePorts: res.services.length,
     jsonBytes: jsonLength,
     diagnostics: parsed.diagnostics.length,

@@ -528,7 +528,7 @@ function markdown() {
 }
 function phasesMarkdown() {
   const L = [];
-  const names = ['import', 'parserLoad', 'read', 'sniff', 'parse', 'assemble', 'resolve', 'render'];
+  const names = ['import', 'parserLoad', 'read', 'parse', 'assemble', 'resolve', 'render'];
   L.push(`| mode, Services | ${names.join(' | ')} | load+resolve | lines/s (parse) | peak RSS | first trace |`);
   L.push(`|---|${names.map(() => '---').join('|')}|---|---|---|---|`);
   for (const r of result.sizes) {
