@@ -38,8 +38,10 @@ export const conntrackStatsSniffer = {
     }
     if (cpu > 0 && cpu === content) return 1;
     if (old >= 3 && old === content) return 0.9;
-    // `conntrack -C`: a lone number. Nothing else kpx reads is one, but it says little: stay modest.
-    if (content === 1 && count === 1) return 0.4;
+    // A lone number (`conntrack -C`) is not claimed: every /proc/sys value, pid file or counter looks the
+    // same (`cat /proc/sys/net/ipv4/ip_forward` is `1`). The count kpx uses comes from the
+    // nf_conntrack_count sysctl or `conntrack -S`; `count` is kept for the grammar's reading of -C.
+    void count;
     return 0;
   },
 };

@@ -131,6 +131,8 @@ describe('conntrack -S / -C', () => {
     expect(conntrackStatsSniffer.sniff(['entries 1456', 'searched 22233', 'insert_failed 7'])).toBeGreaterThan(0.5);
     const count = extractConntrackStats('123\n', 'c');
     expect(count.stats).toMatchObject({ form: 'count', count: { value: 123, line: 1 } });
+    // …but a lone number is not sniffed as conntrack -C: /proc/sys values (`1` of ip_forward) look the same.
+    expect(conntrackStatsSniffer.sniff(['1'])).toBe(0);
   });
   it('says where a statistics line is broken', () => {
     const r = extractConntrackStats('cpu=0 found=0 invalid=x1\ncpu=1 found=0 oops\n', 's');

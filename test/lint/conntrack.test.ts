@@ -53,11 +53,13 @@ describe('conntrack lint rules on public samples', () => {
 describe('conntrack-table-full', () => {
   const sysctl = (max: number) => `net.netfilter.nf_conntrack_max = ${max}\n`;
   it('warns at 80%, errs at 95%, names where the count came from', async () => {
-    const at = async (count: string, max: number) => of(await lintFiles({ 'iptables-save.txt': KIND, 'sysctl.txt': sysctl(max), 'count.txt': count }), 'conntrack-table-full');
+    // The count as `conntrack -S` prints it in its one-counter-per-line form (`entries N` first).
+    const stats = (n: string) => `entries ${n.trim()}\nsearched 0\nfound 0\ninsert_failed 0\n`;
+    const at = async (count: string, max: number) => of(await lintFiles({ 'iptables-save.txt': KIND, 'sysctl.txt': sysctl(max), 'count.txt': stats(count) }), 'conntrack-table-full');
     expect(await at('79\n', 100)).toEqual([]);
     const [w] = await at('80\n', 100);
     expect(w).toMatchObject({ severity: 'warning', file: 'count.txt', line: 1 });
-    expect(w.message).toBe('the conntrack table is 80% full: 80 of nf_conntrack_max 100 entries (count from conntrack -C)');
+    expect(w.message).toBe('the conntrack table is 80% full: 80 of nf_conntrack_max 100 entries (count from conntrack -S entries)');
     const [e] = await at('262144\n', 262144);
     expect(e.severity).toBe('error');
   });

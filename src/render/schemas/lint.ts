@@ -1,5 +1,9 @@
 /** `kpx lint -o json` (also what `--baseline` reads) and `kpx lint --list-rules -o json`. */
 import { arr, document, int, obj, oneOfStr, str } from './common.js';
+import { REQUIRED_INPUT_LABEL, type RequiredInput } from '../../lint/rule.js';
+
+/** Every input a rule can lack: the lint module's own list, so a new input cannot be forgotten here. */
+const INPUTS = Object.keys(REQUIRED_INPUT_LABEL) as RequiredInput[];
 
 export const LINT_VERSION = 1;
 export const LINT_RULES_VERSION = 1;
@@ -18,7 +22,7 @@ export const LINT_SCHEMA = document(
   obj({
     findings: arr(finding),
     summary: obj({ error: int, warning: int, info: int }),
-    skipped: arr(obj({ ruleId: str, missing: arr(oneOfStr('routes', 'addresses', 'sysctl', 'ipsets', 'ipvs', 'kube-proxy-log', 'kube-proxy-config')) })),
+    skipped: arr(obj({ ruleId: str, missing: arr(oneOfStr(...INPUTS)) })),
   }),
 );
 

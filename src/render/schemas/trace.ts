@@ -28,8 +28,8 @@ const share = obj({ kind: code('statistic', 'numgen', 'map') }, { probability: n
 
 const step = obj(
   {
-    code: code('jump', 'goto', 'return', 'accept', 'drop', 'reject', 'dnat', 'redirect', 'snat', 'masquerade', 'mark', 'log', 'extension', 'matched', 'not-taken', 'assumed', 'policy', 'nat-map-miss', 'unknown', 'ipvs-real-server', 'ipvs-no-real-servers', 'ipvs-draining'),
-    dialect: code('iptables', 'nft', 'ipvs'),
+    code: code('jump', 'goto', 'return', 'accept', 'drop', 'reject', 'dnat', 'redirect', 'snat', 'masquerade', 'mark', 'log', 'extension', 'matched', 'not-taken', 'assumed', 'policy', 'nat-map-miss', 'unknown', 'ipvs-real-server', 'ipvs-no-real-servers', 'ipvs-draining', 'kernel-switch', 'mtu'),
+    dialect: code('iptables', 'nft', 'ipvs', 'kernel'),
     table: str,
     chain: str,
     rule: nullable(int),
@@ -52,11 +52,17 @@ export const outcome = obj(
     delivery: code('forward', 'local', 'stopped', 'unknown'),
     steps: arr(step),
   },
-  { snatTo: str, unknown: unknownReason, roads: int },
+  {
+    snatTo: str,
+    unknown: unknownReason,
+    roads: int,
+    // A kernel switch that ended the packet (src/model/switches.ts): its code and the evidence it rests on.
+    fate: obj({ code: code('dropped-forwarding-off', 'dropped-rp-filter', 'dropped-route-localnet', 'dropped-hairpin-off', 'reply-bypasses-nat') }, {}, { closed: false }),
+  },
 );
 
 const assumption = obj(
-  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry') },
+  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed') },
   {},
   { closed: false },
 );
