@@ -30,15 +30,24 @@ const stepKey = (s: TraceStep) => JSON.stringify(s);
  * Where roads agree: the steps every road starts with (`before`) and ends with (`after`). Each
  * road's own steps are `road.slice(before, road.length - after)`. With one road, nothing is shared.
  */
-export function sharedSteps(roads: readonly (readonly TraceStep[])[]): { before: number; after: number } {
-  if (roads.length < 2) return { before: 0, after: 0 };
-  const keys = roads.map((r) => r.map(stepKey));
+export function sharedSteps(roads: readonly (readonly TraceStep[])[], opts: { kernelTails?: boolean } = {}): { before: number; after: number; tails: number[] } {
+  // The kernel's checks on the way out (bridge netfilter, MTU) differ per outcome and come last: with
+  // `kernelTails`, each road's trailing kernel steps are set aside (its tail) so the netfilter steps
+  // every outcome shares before them are still found.
+  const tails = roads.map((r) => {
+    let t = 0;
+    if (opts.kernelTails) while (t < r.length && r[r.length - 1 - t].dialect === 'kernel') t++;
+    return t;
+  });
+  if (roads.length < 2) return { before: 0, after: 0, tails: tails.map(() => 0) };
+  const keys = roads.map((r, i) => r.slice(0, r.length - tails[i]).map(stepKey));
   const shortest = Math.min(...keys.map((k) => k.length));
   let before = 0;
   while (before < shortest && keys.every((k) => k[before] === keys[0][before])) before++;
   let after = 0;
   while (after < shortest - before && keys.every((k) => k[k.length - 1 - after] === keys[0][keys[0].length - 1 - after])) after++;
-  return { before, after };
+  // Without a shared suffix the tails stay in place (nothing is printed between a road and its tail).
+  return { before, after, tails: after > 0 ? tails : tails.map(() => 0) };
 }
 
 /**

@@ -537,21 +537,25 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
     lines.push('', '  road', ...stepLines(roads[0], c, '    ', o), ...routeLines(all[0], c, '    ', o));
     return lines.join('\n') + '\n';
   }
-  const { before, after } = sharedSteps(roads);
+  const { before, after, tails } = sharedSteps(roads, { kernelTails: true });
   if (before + after > 0) {
+    const end0 = roads[0].length - tails[0];
     lines.push('', `  road shared by every outcome (${all.length}${many ? `, in ${groups.length} scenarios` : ''})`);
     lines.push(...stepLines(roads[0].slice(0, before), c, '    ', o));
     lines.push(c.dim(`    … here each outcome takes its own steps (below)${after ? ', then all go on:' : ''}`));
-    lines.push(...stepLines(roads[0].slice(roads[0].length - after), c, '    ', o));
+    lines.push(...stepLines(roads[0].slice(end0 - after, end0), c, '    ', o));
   }
   let n = 0;
   groups.forEach((g, k) => {
     if (many) lines.push('', c.bold(`  scenario ${k + 1} of ${groups.length}`));
     for (const x of g.outcomes) {
+      const tail = tails[n];
       const own = roads[n++];
+      const indent = many ? '      ' : '    ';
       lines.push(...(many ? [] : ['']), ...outcomeHead(x, c, many ? '  ' : ''));
       if (x.roads) lines.push(c.dim(`           ${x.roads} roads end this way; the likeliest is shown`));
-      lines.push(...stepLines(own.slice(before, own.length - after), c, many ? '      ' : '    ', o));
+      lines.push(...stepLines(own.slice(before, own.length - tail - after), c, indent, o));
+      if (tail) lines.push(c.dim(`${indent}… then, after the shared steps:`), ...stepLines(own.slice(own.length - tail), c, indent, o));
       lines.push(...routeLines(x, c, many ? '      ' : '    ', o));
     }
   });
