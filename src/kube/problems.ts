@@ -64,8 +64,61 @@ export interface ProblemFields {
   // --- nftables mode (resolution-wide)
   /** No base chain or map element reaches the chain: stale, or hand-edited. */
   'chain-unreached': { chain: string; empty: boolean };
-  // --- not yet typed: the nftables reader still describes these in words (see README).
-  'nft-text': { text: string };
+  // --- nftables mode (per Service port). `set` is a map's name, `element` its key as listed (`10.0.0.1 . tcp . 80`).
+  /** Two chains of one role (service-, local-, external-, firewall-) claim one Service port. */
+  'nft-two-chains': { role: string; chain: string; other: string };
+  'nft-element-not-service-chain': { set: string; element: string; target: string };
+  'nft-element-to-endpoint-chain': { set: string; element: string; chain: string };
+  'nft-element-no-goto': { set: string; element: string };
+  'nft-ports-disagree': { set: string; port: number; other: number };
+  'nft-nodeport-not-external': { element: string; target: string | undefined };
+  'nft-element-names-no-service': { set: string; element: string };
+  'nft-firewall-element-not-firewall': { set: string; element: string; target: string | undefined };
+  // no-endpoint maps
+  'nft-element-no-verdict': { set: string; element: string };
+  'nft-element-target-absent': { set: string; element: string; chain: string };
+  /** verdict: as listed (`accept`, `jump x`). */
+  'nft-no-endpoint-verdict-passes': { set: string; element: string; verdict: string };
+  'nft-no-endpoint-reject-and-drop': Record<string, never>;
+  'nft-no-endpoint-reject-with-endpoints': Record<string, never>;
+  'nft-nothing-delivers': Record<string, never>;
+  // balancing (numgen) in service-/local- chains
+  /** map: the named map (`@name`), null when the vmap names none. */
+  'nft-numgen-named-map': { chain: string; map: string | null };
+  'nft-numgen-several': { chain: string; rules: number };
+  'nft-numgen-key-not-number': { chain: string; key: string };
+  /** verdict / value: the element's right side as listed, null when it has none. */
+  'nft-numgen-not-endpoint-goto': { chain: string; key: string; verdict: string | null };
+  'nft-numgen-not-address': { chain: string; key: string; value: string | null };
+  /** keys: map keys `numgen random mod <mod> offset <offset>` never yields. */
+  'nft-numgen-dead-keys': { chain: string; mod: number; offset: number; keys: string[] };
+  /** missing: the numgen values (offset included) no element answers; their share gets no endpoint. */
+  'nft-numgen-gap': { chain: string; mod: number; missing: number[] };
+  'nft-no-numgen': { chain: string };
+  'nft-balancing-not-endpoint': { chain: string; target: string };
+  'nft-endpoint-no-dnat': { chain: string };
+  /** The endpoint chain's name (namedIp/namedPort) against its dnat rule (ip:port). */
+  'nft-endpoint-dnat-mismatch': { chain: string; namedIp: string; namedPort: number | null; ip: string | undefined; port: number | null };
+  'nft-endpoint-other-service': { chain: string; target: string };
+  /** endpoint: an endpoint chain, or `ip:port` of a dnat map entry. */
+  'nft-local-endpoint-not-in-service': { chain: string; endpoint: string; serviceChain: string };
+  // identity, front ends, masquerade
+  /** comment / chains: `namespace/name:port` from the element comment and from the chain names. */
+  'nft-comment-disagrees': { comment: string; chains: string };
+  'nft-hash-mismatch': { chain: string; hash: string; expected: string };
+  'nft-masquerade-address': { chain: string; address: string; clusterIP: string | undefined };
+  'nft-masquerade-port': { port: number; mapPort: number };
+  /** role: the service-ips element's chain role for a non-cluster address (service, local). */
+  'nft-address-internal-chain': { address: string; role: string; clusterIP: string | undefined };
+  'nft-cluster-ip-external-chain': { address: string };
+  'nft-chain-target-absent': { chain: string; target: string };
+  'nft-external-no-goto': { chain: string };
+  'nft-firewall-no-drop': { chain: string };
+  // session affinity
+  'nft-affinity-set-absent': { set: string };
+  'nft-affinity-no-timeout': { set: string };
+  'nft-affinity-other-endpoint': { set: string; chain: string };
+  'nft-affinity-target-absent': { chain: string };
 }
 
 export type ProblemCode = keyof ProblemFields;

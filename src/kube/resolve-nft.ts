@@ -31,7 +31,7 @@ import { parseServiceComment } from './comments.js';
 import { base32, servicePortName, sha256 } from './hash.js';
 import { endpointLocalityLookup } from './locality.js';
 import { nftTableOwner } from './owner.js';
-import { problem } from './problems.js';
+import { problem, uniqueProblems, type ServiceProblem } from './problems.js';
 import type { Absence, FrontEnd, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
 import { buildServicePort } from './service-builder.js';
 import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
@@ -149,7 +149,7 @@ interface Group {
   /** Reached from a dispatch map element (or from another reached chain). */
   referenced: boolean;
   evidence: Evidence[];
-  problems: string[];
+  problems: ServiceProblem[];
 }
 
 interface Ctx {
@@ -320,7 +320,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!n || n.role === 'endpoint' || n.role === 'affinity') continue;
     const g = groupFor(n.key);
     adoptName(g, n);
-    if (g.chains[n.role]) g.problems.push(`two ${n.role} chains for one Service port: ${g.chains[n.role]!.name} and ${c.name}`);
+    if (g.chains[n.role]) g.problems.push(problem('nft-two-chains', { role: n.role, chain: g.chains[n.role]!.name, other: c.name }));
     else g.chains[n.role] = c;
   }
 
@@ -331,7 +331,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!target) return undefined;
     const n = cachedName(ctx, target);
     if (!n) {
-      ctx.problems.push({ problem: problem('nft-text', { text: `${set} element ${e.key.join(' . ')} goes to ${target}, which is not a Service chain` }), evidence: [ev] });
+      ctx.problems.push({ problem: problem('nft-element-not-service-chain', { set, element: e.key.join(' . '), target }), evidence: [ev] });
       return undefined;
     }
     const g = groupFor(n.key);
@@ -340,7 +340,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     g.evidence.push(ev);
     if (!ctx.chains.has(target)) g.absentTargets.push(target);
     if (n.role === 'endpoint') {
-      g.problems.push(`${set} element ${e.key.join(' . ')} goes straight to endpoint chain ${target} (no service chain)`);
+      g.problems.push(problem('nft-element-to-endpoint-chain', { set, element: e.key.join(' . '), chain: target }));
       if (set === nftNames.serviceIPsMap) g.directEndpoints.push({ chain: target, element: ev });
     }
     return { g, role: n.role };
@@ -371,14 +371,14 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     const [ip, proto, port] = e.key;
     const tg = targetGroup(nftNames.serviceIPsMap, e);
     if (!tg) {
-      if (!verdictTarget(e)) ctx.problems.push({ problem: problem('nft-text', { text: `${nftNames.serviceIPsMap} element ${elementText(e)} has no goto/jump verdict` }), evidence: [elementEvidence(ctx, nftNames.serviceIPsMap, e)] });
+      if (!verdictTarget(e)) ctx.problems.push({ problem: problem('nft-element-no-goto', { set: nftNames.serviceIPsMap, element: elementText(e) }), evidence: [elementEvidence(ctx, nftNames.serviceIPsMap, e)] });
       continue;
     }
     const { g, role } = tg;
     g.protocol ??= asProtocol(proto);
     const p = asPort(port);
     if (p !== undefined) {
-      if (g.port !== undefined && g.port !== p) g.problems.push(`${nftNames.serviceIPsMap} has port ${p} and ${g.port} for one Service port`);
+      if (g.port !== undefined && g.port !== p) g.problems.push(problem('nft-ports-disagree', { set: nftNames.serviceIPsMap, port: p, other: g.port }));
       g.port ??= p;
     }
     const entry = g.ips.get(ip) ?? { ip };
@@ -399,7 +399,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
       tg.g.nodePort = np;
       tg.g.nodePortEvidence ??= elementEvidence(ctx, nftNames.serviceNodePortsMap, e);
     }
-    if (tg.role !== 'external' && tg.role !== 'endpoint') tg.g.problems.push(`NodePort ${e.key.join(' . ')} goes to ${verdictTarget(e)}, not to an external- chain`);
+    if (tg.role !== 'external' && tg.role !== 'endpoint') tg.g.problems.push(problem('nft-nodeport-not-external', { element: e.key.join(' . '), target: verdictTarget(e) }));
   }
 
   // 4. no-endpoint-services / no-endpoint-nodeports: comment "ns/svc:port" : goto reject-chain | drop
@@ -429,7 +429,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     if (!g) {
       g = [...groups.values()].find((x) => x.nodePort === asPort(e.key[1]) && x.protocol === protocol);
       if (!g) {
-        ctx.problems.push({ problem: problem('nft-text', { text: `${nftNames.noEndpointNodePortsMap} element ${elementText(e)} names no Service` }), evidence: [elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e)] });
+        ctx.problems.push({ problem: problem('nft-element-names-no-service', { set: nftNames.noEndpointNodePortsMap, element: elementText(e) }), evidence: [elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e)] });
         continue;
       }
       g.evidence.push(elementEvidence(ctx, nftNames.noEndpointNodePortsMap, e));
@@ -448,7 +448,7 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
     const tg = targetGroup(nftNames.firewallIPsMap, e);
     if (!tg) continue;
     tg.g.lbIPs.add(e.key[0]);
-    if (tg.role !== 'firewall') tg.g.problems.push(`${nftNames.firewallIPsMap} element ${e.key.join(' . ')} goes to ${verdictTarget(e)}, not to a firewall- chain`);
+    if (tg.role !== 'firewall') tg.g.problems.push(problem('nft-firewall-element-not-firewall', { set: nftNames.firewallIPsMap, element: e.key.join(' . '), target: verdictTarget(e) }));
   }
 
   // 6. Reachability from the base chains: which chains can any packet get to?
@@ -489,15 +489,15 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
 function checkNoEndpointVerdict(ctx: Ctx, g: Group, set: string, e: NftElement): void {
   const v = e.value;
   if (!v || v.kind !== 'verdict') {
-    g.problems.push(`${set} element ${e.key.join(' . ')} has no verdict`);
+    g.problems.push(problem('nft-element-no-verdict', { set, element: e.key.join(' . ') }));
     return;
   }
   if (v.verdict === 'drop') return;
   if ((v.verdict === 'goto' || v.verdict === 'jump') && v.chain) {
-    if (!ctx.chains.has(v.chain)) g.problems.push(`${set} element ${e.key.join(' . ')} goes to ${v.chain}, which is not in the dump`);
+    if (!ctx.chains.has(v.chain)) g.problems.push(problem('nft-element-target-absent', { set, element: e.key.join(' . '), chain: v.chain }));
     return;
   }
-  g.problems.push(`${set} element ${e.key.join(' . ')} has verdict ${valueText(v)}: traffic to a Service without endpoints is not rejected or dropped`);
+  g.problems.push(problem('nft-no-endpoint-verdict-passes', { set, element: e.key.join(' . '), verdict: valueText(v) }));
 }
 
 /** Chains reachable from the table's base chains; undefined when the table has none (a fragment). */
@@ -541,7 +541,7 @@ interface BalanceRead {
   mod?: number;
   affinity: { set: string; endpointChain: string; rule: NftRule }[];
   masq?: { ip?: string; port?: number; protocol?: Protocol; rule: NftRule };
-  problems: string[];
+  problems: ServiceProblem[];
 }
 
 /** Read a service-/local- chain: masquerade rule, affinity gotos, numgen vmap or numgen dnat map. */
@@ -573,10 +573,10 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
     for (const e of r.exprs) {
       if (e.kind === 'vmap' && e.key.kind === 'numgen' && e.map.kind === 'inline') numgens.push({ mod: e.key.mod, offset: e.key.offset, elements: e.map.elements, rule: r, kind: 'vmap' });
       else if (e.kind === 'dnat' && e.map && e.map.key.kind === 'numgen' && e.map.map.kind === 'inline') numgens.push({ mod: e.map.key.mod, offset: e.map.key.offset, elements: e.map.map.elements, rule: r, kind: 'dnat' });
-      else if (e.kind === 'vmap' && e.key.kind === 'numgen') out.problems.push(`${chain.name} picks endpoints from a named map (${e.map.kind === 'ref' ? `@${e.map.name}` : ''}), which kube-proxy does not write`);
+      else if (e.kind === 'vmap' && e.key.kind === 'numgen') out.problems.push(problem('nft-numgen-named-map', { chain: chain.name, map: e.map.kind === 'ref' ? e.map.name : null }));
     }
   }
-  if (numgens.length > 1) out.problems.push(`${chain.name} has ${numgens.length} numgen rules: only the first one can be reached for new connections`);
+  if (numgens.length > 1) out.problems.push(problem('nft-numgen-several', { chain: chain.name, rules: numgens.length }));
   const ng = numgens[0];
   if (!ng) return out;
   out.mod = ng.mod;
@@ -587,7 +587,7 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
   for (const el of ng.elements) {
     const nums = keyNumbers(el.key[0] ?? '');
     if (!nums) {
-      out.problems.push(`${chain.name}: numgen key ${el.key.join(' . ')} is not a number`);
+      out.problems.push(problem('nft-numgen-key-not-number', { chain: chain.name, key: el.key.join(' . ') }));
       continue;
     }
     let id: string;
@@ -595,7 +595,7 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
     if (ng.kind === 'vmap') {
       const t = verdictTarget(el);
       if (!t) {
-        out.problems.push(`${chain.name}: numgen key ${el.key[0]} has verdict ${el.value ? valueText(el.value) : '(none)'}, not a goto to an endpoint chain`);
+        out.problems.push(problem('nft-numgen-not-endpoint-goto', { chain: chain.name, key: el.key[0] ?? '', verdict: el.value ? valueText(el.value) : null }));
         continue;
       }
       id = t;
@@ -605,7 +605,7 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
       const ip = parts[0]?.replace(/^\[|\]$/g, '');
       const port = parts.length > 1 ? (asPort(parts[1]) ?? null) : null;
       if (!ip || !parseIp(ip)) {
-        out.problems.push(`${chain.name}: numgen key ${el.key[0]} maps to ${el.value ? valueText(el.value) : '(nothing)'}, not an address`);
+        out.problems.push(problem('nft-numgen-not-address', { chain: chain.name, key: el.key[0] ?? '', value: el.value ? valueText(el.value) : null }));
         continue;
       }
       id = `${ip}|${port}`;
@@ -624,12 +624,10 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
     byTarget.set(id, entry);
   }
   out.targets = [...byTarget.values()];
-  if (outOfRange.length > 0) out.problems.push(`${chain.name}: numgen random mod ${ng.mod}${ng.offset ? ` offset ${ng.offset}` : ''} never yields ${outOfRange.join(', ')}; those map entries are dead`);
+  if (outOfRange.length > 0) out.problems.push(problem('nft-numgen-dead-keys', { chain: chain.name, mod: ng.mod, offset: ng.offset, keys: outOfRange }));
   if (covered.size < ng.mod) {
     const missing = Array.from({ length: ng.mod }, (_, i) => i).filter((i) => !covered.has(i));
-    out.problems.push(
-      `${chain.name}: numgen random mod ${ng.mod} has no entry for ${missing.map((i) => i + ng.offset).join(', ')}: ${((missing.length / ng.mod) * 100).toFixed(2)}% of new connections get no endpoint`,
-    );
+    out.problems.push(problem('nft-numgen-gap', { chain: chain.name, mod: ng.mod, missing: missing.map((i) => i + ng.offset) }));
   }
   return out;
 }
@@ -702,7 +700,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   if (parsed && g.commentId) {
     const c = g.commentId;
     if (c.namespace !== parsed.namespace || c.name !== parsed.name || c.portName !== (parsed.portName ?? null)) {
-      problems.push(`element comment names ${servicePortName(c.namespace, c.name, c.portName)} but the chains name ${servicePortName(parsed.namespace!, parsed.name!, parsed.portName ?? null)}`);
+      problems.push(problem('nft-comment-disagrees', { comment: servicePortName(c.namespace, c.name, c.portName), chains: servicePortName(parsed.namespace!, parsed.name!, parsed.portName ?? null) }));
     }
   }
   const protocol: Protocol = g.protocol ?? parsed?.protocol ?? 'tcp';
@@ -728,11 +726,11 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     return ip && opts.clusterRanges.some((c) => cidrContains(c, ip));
   })?.ip;
   const masq = svcRead?.masq ?? localRead?.masq;
-  if (masq?.ip && clusterIP && masq.ip !== clusterIP) problems.push(`${(svcRead?.masq ? svcChain : localChain)!.name} masquerades traffic to ${masq.ip}, but the cluster IP is ${clusterIP}`);
+  if (masq?.ip && clusterIP && masq.ip !== clusterIP) problems.push(problem('nft-masquerade-address', { chain: (svcRead?.masq ? svcChain : localChain)!.name, address: masq.ip, clusterIP }));
   clusterIP ??= masq?.ip;
   if (clusterIP === undefined && entries.length === 1 && entries[0].target !== 'external') clusterIP = entries[0].ip;
   const port = g.port ?? masq?.port;
-  if (masq?.port !== undefined && g.port !== undefined && masq.port !== g.port) problems.push(`service chain masquerade rule matches port ${masq.port}, but the map elements use port ${g.port}`);
+  if (masq?.port !== undefined && g.port !== undefined && masq.port !== g.port) problems.push(problem('nft-masquerade-port', { port: masq.port, mapPort: g.port }));
 
   // External IPs and LoadBalancer IPs.
   const externalIPs = new Set<string>();
@@ -744,8 +742,8 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     else externalIPs.add(e.ip);
   }
   for (const e of entries) {
-    if (e.ip !== clusterIP && e.target && e.target !== 'external' && e.target !== 'firewall') problems.push(`${e.ip} goes to the ${e.target} chain, like the cluster IP ${clusterIP}`);
-    if (e.ip === clusterIP && e.target === 'external') problems.push(`the cluster IP ${e.ip} goes to the external chain`);
+    if (e.ip !== clusterIP && e.target && e.target !== 'external' && e.target !== 'firewall') problems.push(problem('nft-address-internal-chain', { address: e.ip, role: e.target, clusterIP }));
+    if (e.ip === clusterIP && e.target === 'external') problems.push(problem('nft-cluster-ip-external-chain', { address: e.ip }));
   }
 
   // Traffic policies.
@@ -757,7 +755,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
       if (tn?.role === 'local') externalTrafficPolicy = 'Local';
       // Local policy short-circuits pod and host traffic with a conditional goto to service-.
       if (tn?.role === 'service' && r.exprs.some(isMatch)) externalTrafficPolicy = 'Local';
-      if (t && !ctx.chains.has(t.chain)) problems.push(`${extChain.name} goes to ${t.chain}, which is not in the dump`);
+      if (t && !ctx.chains.has(t.chain)) problems.push(problem('nft-chain-target-absent', { chain: extChain.name, target: t.chain }));
     }
   }
   const externalDrop = g.nodePortNoEndpoint === 'drop' || entries.some((e) => e.ip !== clusterIP && e.noEndpointVerdict === 'drop');
@@ -765,7 +763,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   const internalDrop = clusterIP !== undefined && g.ips.get(clusterIP)?.noEndpointVerdict === 'drop';
   const internalTrafficPolicy: 'Cluster' | 'Local' = internalTarget === 'local' || internalDrop ? 'Local' : 'Cluster';
   if (extChain && !extChain.rules.some((r) => !r.exprs.some(isMatch) && ruleTarget(r)?.verdict === 'goto') && !externalDrop) {
-    problems.push(`${extChain.name} ends without a goto to a service or local chain: external traffic gets no endpoint`);
+    problems.push(problem('nft-external-no-goto', { chain: extChain.name }));
   }
 
   // Source ranges.
@@ -781,7 +779,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
       }
       sourceRanges.add(sourceRangeText(s));
     }
-    if (firewallSources(fwChain).length === 0) problems.push(`${fwChain.name} has no \`saddr != { … } drop\` rule: loadBalancerSourceRanges are not enforced`);
+    if (firewallSources(fwChain).length === 0) problems.push(problem('nft-firewall-no-drop', { chain: fwChain.name }));
   }
 
   // Endpoints.
@@ -800,7 +798,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     if (n.hash === want) hashVerified ??= true;
     else {
       hashVerified = false;
-      problems.push(`${chainName}: hash ${n.hash} does not match its name (expected ${want}): renamed or hand-edited?`);
+      problems.push(problem('nft-hash-mismatch', { chain: chainName, hash: n.hash, expected: want }));
     }
   };
   for (const c of [svcChain, localChain, extChain, fwChain]) if (c) verify(c.name, cachedName(ctx, c.name));
@@ -822,7 +820,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         ownChains[`endpoint${i}`] = t.chain;
         const epChain = ctx.chains.get(t.chain);
         const name = cachedName(ctx, t.chain);
-        if (name && name.role !== 'endpoint') problems.push(`${balancing.chain.name} sends new connections to ${t.chain}, which is not an endpoint chain`);
+        if (name && name.role !== 'endpoint') problems.push(problem('nft-balancing-not-endpoint', { chain: balancing.chain.name, target: t.chain }));
         if (!epChain) absences.push({ code: 'endpoint-chain-absent', chain: t.chain, from: balancing.chain.name });
         else {
           epEvidence.push(...chainEvidence(ctx, epChain));
@@ -830,7 +828,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
           if (d) {
             ip = d.ip;
             epPort = d.port;
-          } else problems.push(`${t.chain} has no dnat rule`);
+          } else problems.push(problem('nft-endpoint-no-dnat', { chain: t.chain }));
         }
         if (!ip && name?.endpointIp) {
           ip = name.endpointIp;
@@ -840,9 +838,9 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         if (name?.endpointIp && ip && (name.endpointIp !== ip || (name.endpointPort ?? null) !== epPort)) {
           const a = parseIp(name.endpointIp);
           const b = parseIp(ip);
-          if (!a || !b || a.value !== b.value || (name.endpointPort ?? null) !== epPort) problems.push(`${t.chain} is named for ${name.endpointIp}/${name.endpointPort} but DNATs to ${ip}:${epPort}`);
+          if (!a || !b || a.value !== b.value || (name.endpointPort ?? null) !== epPort) problems.push(problem('nft-endpoint-dnat-mismatch', { chain: t.chain, namedIp: name.endpointIp, namedPort: name.endpointPort ?? null, ip, port: epPort }));
         }
-        if (name?.key && parsed && name.key !== parsed.key) problems.push(`${balancing.chain.name} sends connections to ${t.chain}, an endpoint of another Service port`);
+        if (name?.key && parsed && name.key !== parsed.key) problems.push(problem('nft-endpoint-other-service', { chain: balancing.chain.name, target: t.chain }));
       }
       if (!ip) return;
       const share = n > 0 ? t.keys / n : 0;
@@ -850,13 +848,13 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
       const local = localRead ? (balancing === localRead ? true : localKeys.has(t.chain ?? `${t.ip}|${t.port}`)) : undefined;
       endpoints.push({ ip, port: epPort, share, ...(local !== undefined ? { local } : {}), ...(t.chain ? { via: t.chain } : {}), evidence: epEvidence });
     });
-    if (balancing.targets.length === 0) problems.push(`${balancing.chain.name} has no numgen rule choosing an endpoint`);
+    if (balancing.targets.length === 0) problems.push(problem('nft-no-numgen', { chain: balancing.chain.name }));
   }
   if (localRead && svcRead) {
     const svcKeys = new Set(svcRead.targets.map((t) => t.chain ?? `${t.ip}|${t.port}`));
     for (const t of localRead.targets) {
       const k = t.chain ?? `${t.ip}|${t.port}`;
-      if (!svcKeys.has(k)) problems.push(`${localChain!.name} uses ${t.chain ?? `${t.ip}:${t.port}`}, which ${svcChain!.name} does not`);
+      if (!svcKeys.has(k)) problems.push(problem('nft-local-endpoint-not-in-service', { chain: localChain!.name, endpoint: t.chain ?? `${t.ip}:${t.port}`, serviceChain: svcChain!.name }));
     }
   }
 
@@ -868,17 +866,17 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     affinitySets.add(a.set);
     const set = ctx.sets.get(a.set);
     if (!set) {
-      problems.push(`${a.set} is used for session affinity but is not in the dump`);
+      problems.push(problem('nft-affinity-set-absent', { set: a.set }));
       continue;
     }
     const secs = set.timeout !== undefined ? nftTimeToSeconds(set.timeout) : undefined;
-    if (secs === undefined) problems.push(`${a.set} has no timeout: affinity never expires`);
+    if (secs === undefined) problems.push(problem('nft-affinity-no-timeout', { set: a.set }));
     else affinity ??= secs;
     const name = cachedName(ctx, a.set);
     verify(a.set, name);
     const epName = cachedName(ctx, a.endpointChain);
-    if (name && epName && name.hashed !== epName.hashed) problems.push(`${a.set} sends clients to ${a.endpointChain}, a different endpoint`);
-    if (!ctx.chains.has(a.endpointChain)) problems.push(`affinity rule goes to ${a.endpointChain}, which is not in the dump`);
+    if (name && epName && name.hashed !== epName.hashed) problems.push(problem('nft-affinity-other-endpoint', { set: a.set, chain: a.endpointChain }));
+    if (!ctx.chains.has(a.endpointChain)) problems.push(problem('nft-affinity-target-absent', { chain: a.endpointChain }));
   }
   [...affinitySets].forEach((s, i) => (ownChains[`affinity${i}`] = s));
   if (affinityRules.length > 0 && affinity === undefined) affinity = 10800;
@@ -889,14 +887,14 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   if (rejects) noEndpoints.push({ scope: 'all', verdict: 'reject' });
   if (internalDrop || externalDrop) noEndpoints.push({ scope: 'local', verdict: 'drop' });
   if (rejects && (internalDrop || externalDrop)) {
-    problems.push('the no-endpoint maps both reject (no endpoints at all) and drop (no local endpoints) this Service port: kube-proxy writes one or the other');
+    problems.push(problem('nft-no-endpoint-reject-and-drop', {}));
   }
-  if (rejects && endpoints.length > 0) problems.push('no-endpoint maps reject this Service port although it has endpoints');
+  if (rejects && endpoints.length > 0) problems.push(problem('nft-no-endpoint-reject-with-endpoints', {}));
   for (const chain of g.absentTargets) absences.push({ code: 'service-chain-absent', chain });
   // A listing cut mid-way: this Service port's chains, map elements and endpoints may go on past the cut.
   if (ctx.table.truncated && !rejects && !internalDrop && !externalDrop) absences.push({ code: 'table-truncated', table: ctx.where, file: ctx.table.file, line: ctx.table.endLine, listing: 'nft' });
   if (!balancing && !rejects && !internalDrop && !externalDrop && g.absentTargets.length === 0 && !ctx.table.truncated) {
-    problems.push('no service or local chain and no no-endpoint element: kube-proxy wrote nothing that delivers or rejects this traffic');
+    problems.push(problem('nft-nothing-delivers', {}));
   }
 
   const frontEnds = nftFrontEnds(g, clusterIP, externalIPs, loadBalancerIPs);
@@ -921,7 +919,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     targets,
     noEndpoints,
     absences,
-    problems: [...new Set(problems)].map((text) => problem('nft-text', { text })),
+    problems: uniqueProblems(problems),
     owned: Object.entries(ownChains).map(([key, name]): OwnedObject => ({ role: key.replace(/\d+$/, '') as OwnedObject['role'], name })),
     hashClaims: [],
     hashVerified,
