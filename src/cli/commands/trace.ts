@@ -82,7 +82,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   if (plan.kind === 'no-match') {
     // A Service the API has but kube-proxy programs nothing for (headless, ExternalName), or one it should program here.
     if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
-      const byApi = (await import('./trace-by-name.js')).explainFromApi(target, snapshot);
+      const byApi = (await import('./trace-api-explain.js')).explainFromApi(target, snapshot);
       if (byApi) {
         process.stdout.write(byApi.text);
         return byApi.exit;
