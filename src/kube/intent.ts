@@ -123,7 +123,22 @@ function noRulesReason(s: ApiService): NoRulesReason | null {
   return null;
 }
 
+/**
+ * The intent for this node, computed once per (API objects, snapshot) pair: resolving (API names),
+ * `services`, the drift behind the api- lint rules and `--nodes` each ask for it. Both are
+ * immutable model objects; a snapshot with other node addresses is another object, another intent.
+ */
+const intents = new WeakMap<ApiObjects, WeakMap<object, Intent>>();
+
 export function intendedDataplane(api: ApiObjects, snapshot: Pick<NodeSnapshot, 'name' | 'interfaces' | 'extraNodeIps'>): Intent {
+  let bySnapshot = intents.get(api);
+  if (!bySnapshot) intents.set(api, (bySnapshot = new WeakMap()));
+  let intent = bySnapshot.get(snapshot);
+  if (!intent) bySnapshot.set(snapshot, (intent = computeIntent(api, snapshot)));
+  return intent;
+}
+
+function computeIntent(api: ApiObjects, snapshot: Pick<NodeSnapshot, 'name' | 'interfaces' | 'extraNodeIps'>): Intent {
   const id = identifyNode(api, snapshot);
   const nodeName = id?.node.name ?? null;
   const zone = id?.node.zone ?? null;
