@@ -73,6 +73,16 @@ describe('real public pastes (test/fixtures/kube-proxy, each with a .source)', (
     expect(ofKind(log.events, 'config-warning').map((e) => e.field)).toEqual([undefined, 'mode']);
   });
 
+  it('healthy start-up of kube-proxy 1.28 (real): the iptables proxier, nothing failing, no warning', () => {
+    const parsed = extractKubeProxyLog(read('klog-iptables-healthy.log'), 'f');
+    expect(parsed.data.events.map((e) => [e.kind, e.at.line])).toEqual([
+      ['proxier', 1],
+      ['proxier', 7],
+    ]);
+    expect(ofKind(parsed.data.events, 'proxier').map((e) => e.mode)).toEqual(['iptables', 'iptables']);
+    expect(parsed.diagnostics).toEqual([]);
+  });
+
   it('IPVS fallback, then iptables', () => {
     const log = extractKubeProxyLog(read('klog-ipvs-fallback.log'), 'f').data;
     expect(log.events.map((e) => e.kind)).toEqual(['mode-fallback', 'proxier']);
