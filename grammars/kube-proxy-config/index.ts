@@ -1,10 +1,11 @@
 /**
  * kube-proxy's configuration as people paste it: the kube-proxy ConfigMap
  * (`kubectl get cm kube-proxy -n kube-system -o yaml`, its `config.conf: |` block holding the
- * KubeProxyConfiguration), the `kubectl edit` form (the same, under `# Please edit…` comments),
- * the bare KubeProxyConfiguration file (`--config=/var/lib/kube-proxy/config.conf`), and the flags
- * form (`--proxy-mode=ipvs --cluster-cidr=…`, from `ps`, a systemd unit, a DaemonSet's args, or
- * rke2/k3s `kube-proxy-arg:` lists). YAML is read with the `yaml` library (with a line counter,
+ * KubeProxyConfiguration; EKS's `kube-proxy-config` ConfigMap names it `config: |-`), the
+ * `kubectl edit` form (the same, under `# Please edit…` comments, or only the edited lines with the
+ * block's indentation), the bare KubeProxyConfiguration file (`--config=/var/lib/kube-proxy/config.conf`),
+ * and the flags form (`--proxy-mode=ipvs --cluster-cidr=…`, from `ps`, a systemd unit, a DaemonSet's
+ * args, or rke2/k3s `kube-proxy-arg:` lists). YAML is read with the `yaml` library (with a line counter,
  * so every field keeps the file line it was written on). Syntax only: fields as dotted paths.
  */
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
@@ -100,6 +101,26 @@ function walk(node: Node | null | undefined, prefix: string, lineOf: (offset: nu
   }
 }
 
+/** A KubeProxyConfiguration's text inside a ConfigMap or kubeadm config. */
+const HOLDS_CONFIG = /^\s*(kind:\s*KubeProxyConfiguration|apiVersion:\s*kubeproxy\.config\.k8s\.io\/)/m;
+
+/**
+ * The ConfigMap data entry holding the KubeProxyConfiguration: kubeadm names it `config.conf`, EKS's
+ * `kube-proxy-config` ConfigMap names it `config`; any other key whose text is a KubeProxyConfiguration
+ * is taken too (the key name is the distribution's choice, the content is kube-proxy's).
+ */
+function configMapEntry(d: Document): { key: string; node: Node } | undefined {
+  const conf = d.getIn(['data', 'config.conf'], true) as Node | undefined;
+  if (conf) return { key: 'config.conf', node: conf };
+  const data = d.get('data', true) as Node | undefined;
+  if (!isMap(data)) return undefined;
+  for (const item of data.items) {
+    const v = item.value as Node | null;
+    if (isScalar(item.key) && isScalar(v) && typeof v.value === 'string' && HOLDS_CONFIG.test(v.value)) return { key: String(item.key.value), node: v };
+  }
+  return undefined;
+}
+
 function lineCounterFn(lc: LineCounter, base = 0): (offset: number) => number {
   return (offset) => lc.linePos(offset).line + base;
 }
@@ -117,8 +138,9 @@ function readYaml(text: string): KubeProxyConfigSyntax {
       walk(d.contents as Node, '', lineCounterFn(lc), fields);
       return { form: 'config', fields, problems };
     }
-    const inner = d.getIn(['data', 'config.conf'], true) as Node | undefined;
-    if ((kind === 'ConfigMap' || kind === undefined) && isScalar(inner) && typeof inner.value === 'string') {
+    const found = configMapEntry(d);
+    const inner = found?.node;
+    if ((kind === 'ConfigMap' || kind === undefined) && found && isScalar(inner) && typeof inner.value === 'string') {
       // A block scalar's content starts on the line after `config.conf: |`, one content line per file line.
       const block = inner.type === 'BLOCK_LITERAL' || inner.type === 'BLOCK_FOLDED';
       const header = lc.linePos(inner.range?.[0] ?? 0).line;
@@ -127,13 +149,13 @@ function readYaml(text: string): KubeProxyConfigSyntax {
       const fields: ConfigField[] = [];
       if (Array.isArray(innerDoc) && innerDoc[0]) {
         const lineOf = block ? (off: number) => header + innerLc.linePos(off).line : () => header;
-        for (const e of innerDoc[0].errors) problems.push({ line: lineOf(e.pos[0]), message: `in config.conf: ${e.message.split('\n')[0]}`, severity: 'error' });
+        for (const e of innerDoc[0].errors) problems.push({ line: lineOf(e.pos[0]), message: `in ${found.key}: ${e.message.split('\n')[0]}`, severity: 'error' });
         walk(innerDoc[0].contents as Node, '', lineOf, fields);
       }
       return { form: 'configmap', fields, problems };
     }
   }
-  return { form: 'config', fields: [], problems: problems.length ? problems : [{ line: 1, message: 'no KubeProxyConfiguration and no ConfigMap with config.conf in this YAML', severity: 'error' }] };
+  return { form: 'config', fields: [], problems: problems.length ? problems : [{ line: 1, message: 'no KubeProxyConfiguration and no ConfigMap data entry holding one (config.conf, config) in this YAML', severity: 'error' }] };
 }
 
 export function parseKubeProxyConfig(text: string): KubeProxyConfigSyntax {

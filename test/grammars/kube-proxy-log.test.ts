@@ -73,6 +73,16 @@ describe('real public pastes (test/fixtures/kube-proxy, each with a .source)', (
     expect(ofKind(log.events, 'config-warning').map((e) => e.field)).toEqual([undefined, 'mode']);
   });
 
+  it('healthy start-up of kube-proxy 1.28 (real): the iptables proxier, nothing failing, no warning', () => {
+    const parsed = extractKubeProxyLog(read('klog-iptables-healthy.log'), 'f');
+    expect(parsed.data.events.map((e) => [e.kind, e.at.line])).toEqual([
+      ['proxier', 1],
+      ['proxier', 7],
+    ]);
+    expect(ofKind(parsed.data.events, 'proxier').map((e) => e.mode)).toEqual(['iptables', 'iptables']);
+    expect(parsed.diagnostics).toEqual([]);
+  });
+
   it('IPVS fallback, then iptables', () => {
     const log = extractKubeProxyLog(read('klog-ipvs-fallback.log'), 'f').data;
     expect(log.events.map((e) => e.kind)).toEqual(['mode-fallback', 'proxier']);
@@ -220,6 +230,25 @@ describe('KubeProxyConfiguration', () => {
     expect(c.strictARP?.value).toBe(true);
     expect(c.clusterCIDR?.value).toEqual(['10.42.0.0/16']);
     expect(c.conntrackMaxPerCore?.value).toBe(0);
+  });
+  it('EKS kube-proxy-config ConfigMap as a user edited it (real): the `config: |-` entry, inline `# <--` comments', () => {
+    const parsed = extractKubeProxyConfig(read('configmap-eks-edited.yaml'), 'f');
+    const c = parsed.data;
+    expect(c.form).toBe('configmap');
+    expect(c.mode).toMatchObject({ value: 'ipvs', line: 35, text: '    mode: "ipvs" # <-- modified from "iptables"' });
+    expect(c.ipvsScheduler).toMatchObject({ value: 'lc', line: 31 });
+    expect(c.masqueradeBit).toMatchObject({ value: 14, line: 25 });
+    expect(c.conntrackMaxPerCore?.value).toBe(32768);
+    // The commented-out `# max: 0` is a comment, not the field strict decoding rejects.
+    expect(c.fields.has('conntrack.max')).toBe(false);
+    expect(c.unknownFields).toEqual([]);
+    expect(parsed.diagnostics).toEqual([]);
+  });
+  it('kubectl edit, only the edited lines pasted with the block indentation (real)', () => {
+    const parsed = extractKubeProxyConfig(read('config-edit-fragment.yaml'), 'f');
+    expect(parsed.data.mode).toMatchObject({ value: 'ipvs', line: 8 });
+    expect(parsed.data.ipvsScheduler).toMatchObject({ value: 'sh', line: 4 });
+    expect(parsed.diagnostics).toEqual([]);
   });
   it('the kubectl edit form (comments above, the same ConfigMap) reads the same', () => {
     const edit = '# Please edit the object below. Lines beginning with a \'#\' will be ignored,\n# and an empty file will abort the edit.\n#\n' + read('configmap-ipvs.yaml');

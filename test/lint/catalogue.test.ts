@@ -23,4 +23,21 @@ describe('the rule catalogue in README.md', () => {
     }
     expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
   });
+
+  it('documents each kube-proxy and version-trap rule with an example from a public thread (owner/repo#N)', () => {
+    const ids = RULES.map((r) => r.id).filter((id) => id.startsWith('kube-proxy-') || id.startsWith('kube-firewall-'));
+    expect(ids.sort()).toEqual([
+      'kube-firewall-drop-without-mark',
+      'kube-proxy-cluster-cidr-mismatch',
+      'kube-proxy-masquerade-bit-mismatch',
+      'kube-proxy-mode-fallback',
+      'kube-proxy-mode-mismatch',
+      'kube-proxy-nodeport-addresses',
+      'kube-proxy-strict-arp',
+      'kube-proxy-sync-failing',
+    ]);
+    for (const r of RULES.filter((x) => ids.includes(x.id))) {
+      expect(r.meta.docs, r.id).toMatch(/^\*\*Example\*\* \([\w.-]+\/[\w.-]+#\d+/m);
+    }
+  });
 });

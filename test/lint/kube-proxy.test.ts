@@ -27,7 +27,9 @@ describe('negative: configurations that agree with the bundled samples, healthy 
   for (const mode of ['iptables', 'ipvs', 'nftables'] as const) {
     it(`${mode}-mode-node with its own configuration (ConfigMap form) and a healthy start-up log: no kube-proxy finding`, async () => {
       const cm = ['apiVersion: v1', 'kind: ConfigMap', 'data:', '  config.conf: |-', ...config(mode, mode === 'ipvs' ? 'ipvs:\n  strictARP: false' : '').trimEnd().split('\n').map((l) => `    ${l}`)].join('\n') + '\n';
-      const healthy = mode === 'ipvs' ? fixture('klog-ipvs-healthy.log') : `I0312 14:02:10.981000       1 server_linux.go:169] "Using ${mode} Proxier" ipFamily="IPv4"\n`;
+      // Real healthy start-ups for iptables (kube-proxy 1.28) and IPVS (1.11); nftables has no public paste here.
+      const healthy =
+        mode === 'ipvs' ? fixture('klog-ipvs-healthy.log') : mode === 'iptables' ? fixture('klog-iptables-healthy.log') : `I0312 14:02:10.981000       1 server_linux.go:169] "Using ${mode} Proxier" ipFamily="IPv4"\n`;
       const r = await lintFiles({ ...sample(mode), 'kube-proxy-cm.yaml': cm, 'kube-proxy.log': healthy });
       expect(kpFindings(r)).toEqual([]);
       expect(r.rules).toEqual(expect.arrayContaining(['kube-proxy-sync-failing', 'kube-proxy-cluster-cidr-mismatch']));
@@ -100,6 +102,12 @@ describe('configuration against the dumps', () => {
     const [f] = of(await lintFiles({ ...sample('iptables'), 'kp.yaml': config('ipvs') }), 'kube-proxy-mode-mismatch');
     expect(f.message).toBe('kube-proxy is configured for ipvs mode, but the dumps show iptables mode (IPVS virtual servers, KUBE-CLUSTER-IP ipsets or kube-ipvs0 not found)');
     expect(f).toMatchObject({ file: 'kp.yaml', line: 3, text: 'mode: "ipvs"' });
+    // The configured mode is the finding's own line: not repeated as related evidence.
+    expect(f.related ?? []).toEqual([]);
+  });
+  it('kube-proxy-mode-mismatch: the real edited EKS ConfigMap (mode ipvs under `config: |-`) on the iptables sample', async () => {
+    const [f] = of(await lintFiles({ ...sample('iptables'), 'kube-proxy-config.yaml': fixture('configmap-eks-edited.yaml') }), 'kube-proxy-mode-mismatch');
+    expect(f).toMatchObject({ file: 'kube-proxy-config.yaml', line: 35, text: '    mode: "ipvs" # <-- modified from "iptables"' });
   });
   it('kube-proxy-mode-mismatch: the log says ipvs, the dumps show nftables', async () => {
     const [f] = of(await lintFiles({ ...sample('nftables'), 'kp.log': fixture('klog-ipvs-healthy.log') }), 'kube-proxy-mode-mismatch');

@@ -1,6 +1,6 @@
 import type { KubeProxyEvent } from '../../model/kube-proxy.js';
 import { createRule } from '../rule.js';
-import { configRelated, configuredMode, kubeProxyConfigs, kubeProxyLogs } from '../kube-proxy-util.js';
+import { configuredMode, kubeProxyConfigs, kubeProxyLogs } from '../kube-proxy-util.js';
 
 /** What each mode leaves in the dumps (src/kube/modes.ts proxyModes), in words. */
 const SHOWS: Record<string, string> = {
@@ -43,7 +43,7 @@ export default createRule({
       const mode = configuredMode(c);
       if (!(mode in SHOWS) || (shown as readonly string[]).includes(mode)) continue;
       const where = c.mode ?? { line: 1, text: '' };
-      ctx.report({ messageId: 'config', data: { mode: c.mode ? mode : `${mode} (the default: mode is not set)`, shown: shownText, expected: SHOWS[mode] }, file: c.file, line: where.line, column: 1, ...(c.mode ? { text: c.mode.text, related: [configRelated(c, c.mode)] } : {}) });
+      ctx.report({ messageId: 'config', data: { mode: c.mode ? mode : `${mode} (the default: mode is not set)`, shown: shownText, expected: SHOWS[mode] }, file: c.file, line: where.line, column: 1, ...(c.mode ? { text: c.mode.text } : {}) });
     }
     for (const log of kubeProxyLogs(ctx)) {
       const proxiers = log.events.filter((e): e is Extract<KubeProxyEvent, { kind: 'proxier' }> => e.kind === 'proxier');
