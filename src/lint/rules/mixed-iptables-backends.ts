@@ -21,6 +21,11 @@ export default createRule({
       '`KUBE-IPTABLES-HINT` chain; CNI images usually follow the host with `iptables-wrapper`); flush the other',
       'backend\'s tables. Dump both (`iptables-legacy-save`, `iptables-nft-save`) and use the iptables binary that',
       'wrote the rules.',
+      '',
+      '**Example** (kubernetes/kubernetes#71305, "kube-proxy currently incompatible with `iptables >= 1.8`"): on',
+      'Debian 10 and RHEL 8 hosts, whose iptables 1.8 defaults to the nft backend, kube-proxy\'s image wrote its',
+      'chains with iptables-legacy while the host and CNI wrote theirs with iptables-nft; each side saw only its',
+      'own rules, duplicated firewall rules and broke Service traffic, until images shipped `iptables-wrapper`.',
     ].join('\n'),
     messages: {
       legacyWarning: 'iptables-legacy tables are present beside these nf_tables rules: two rulesets run and each tool only sees its own',
