@@ -5,8 +5,12 @@ import { Document, Scalar, visit } from 'yaml';
  * which costs real time on 10k-Service outputs.
  */
 export function renderJson(value: unknown, opts: { plain?: boolean } = {}): string {
-  const replacer = opts.plain ? undefined : (_k: string, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : typeof v === 'bigint' ? v.toString() : v);
-  return escapeJsonText(JSON.stringify(value, replacer, 2)) + '\n';
+  return escapeJsonText(JSON.stringify(value, opts.plain ? undefined : jsonReplacer, 2)) + '\n';
+}
+
+/** Maps print as objects, bigints as decimal strings. */
+export function jsonReplacer(_key: string, v: unknown): unknown {
+  return v instanceof Map ? Object.fromEntries(v) : typeof v === 'bigint' ? v.toString() : v;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** `kpx dump FILE`: print a parsed dump back (iptables-save) or its model (json). */
 import { parseInput, readInputs } from '../../load/index.js';
 import { renderIptablesSave } from '../../render/iptables-save.js';
-import { renderJson } from '../../render/json.js';
+import { writeJsonDeep } from '../../render/json-deep-stream.js';
 import { versioned } from '../../render/schemas/index.js';
 import { formatDiagnostic } from '../../render/diagnostics.js';
 import type { Ruleset } from '../../model/netfilter.js';
@@ -27,7 +27,8 @@ export async function dumpAction(file: string | undefined, opts: DumpOptions): P
     return ExitCode.Error;
   }
   if (opts.output === 'json') {
-    process.stdout.write(renderJson(versioned('dump', { file: parsed.path, format: parsed.format, counts: parsed.parsed.counts, model: parsed.parsed.data, diagnostics: parsed.diagnostics })));
+    // Written piece by piece: a 10k-Service model printed as one string is longer than V8 allows.
+    writeJsonDeep(versioned('dump', { file: parsed.path, format: parsed.format, counts: parsed.parsed.counts, model: parsed.parsed.data, diagnostics: parsed.diagnostics }), (text) => process.stdout.write(text));
   } else {
     if (parsed.format !== 'iptables-save') throw new UsageError(`-o iptables-save needs an iptables-save dump; ${parsed.path} is ${parsed.format} (use -o json)`);
     process.stdout.write(renderIptablesSave(parsed.parsed.data as Ruleset));
