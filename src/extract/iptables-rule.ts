@@ -30,6 +30,37 @@ function readCidr(text: string): Cidr | undefined {
   return { family: 4, prefix, network: BigInt((value & mask) >>> 0) };
 }
 
+/**
+ * `-s`/`-d ADDRESS`: the address is read as a CIDR when first asked for. A 10k-Service dump holds
+ * 130k of them and `kpx services` looks at a tenth (the dispatch and firewall rules'); reading the
+ * rest was a regex, an object and a BigInt each (issue 20). Read-only like every match; JSON
+ * shows the fields it always showed.
+ */
+class AddressMatch {
+  readonly kind = 'address' as const;
+  readonly dir: 'src' | 'dst';
+  readonly negated: boolean;
+  readonly text: string;
+  /** null: not read yet. */
+  #cidr: Cidr | undefined | null = null;
+
+  constructor(dir: 'src' | 'dst', negated: boolean, text: string) {
+    this.dir = dir;
+    this.negated = negated;
+    this.text = text;
+  }
+
+  get cidr(): Cidr | undefined {
+    if (this.#cidr === null) this.#cidr = readCidr(this.text);
+    return this.#cidr;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const cidr = this.cidr;
+    return cidr ? { kind: this.kind, dir: this.dir, negated: this.negated, text: this.text, cidr } : { kind: this.kind, dir: this.dir, negated: this.negated, text: this.text };
+  }
+}
+
 const PROTOCOL_NUMBERS: Record<string, string> = { '1': 'icmp', '6': 'tcp', '17': 'udp', '132': 'sctp', '58': 'ipv6-icmp', '33': 'dccp', '136': 'udplite' };
 
 export function normalizeProtocol(p: string): string {
@@ -531,9 +562,7 @@ export function interpretRule(written: readonly RuleItem[], chainTarget: ChainTa
         switch (item.option) {
           case 'source':
           case 'destination': {
-            const cidr = readCidr(arg);
-            const dir = item.option === 'source' ? 'src' : 'dst';
-            generic.push(cidr ? { kind: 'address', dir, negated: item.negated, text: arg, cidr } : { kind: 'address', dir, negated: item.negated, text: arg });
+            generic.push(new AddressMatch(item.option === 'source' ? 'src' : 'dst', item.negated, arg));
             break;
           }
           case 'in-interface':
