@@ -30,6 +30,37 @@ function readCidr(text: string): Cidr | undefined {
   return { family: 4, prefix, network: BigInt((value & mask) >>> 0) };
 }
 
+/**
+ * `-s`/`-d ADDRESS`: the address is read as a CIDR when first asked for. A 10k-Service dump holds
+ * 130k of them and `kpx services` looks at a tenth (the dispatch and firewall rules'); reading the
+ * rest was a regex, an object and a BigInt each (issue 20). Read-only like every match; JSON
+ * shows the fields it always showed.
+ */
+class AddressMatch {
+  readonly kind = 'address' as const;
+  readonly dir: 'src' | 'dst';
+  readonly negated: boolean;
+  readonly text: string;
+  /** null: not read yet. */
+  #cidr: Cidr | undefined | null = null;
+
+  constructor(dir: 'src' | 'dst', negated: boolean, text: string) {
+    this.dir = dir;
+    this.negated = negated;
+    this.text = text;
+  }
+
+  get cidr(): Cidr | undefined {
+    if (this.#cidr === null) this.#cidr = readCidr(this.text);
+    return this.#cidr;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const cidr = this.cidr;
+    return cidr ? { kind: this.kind, dir: this.dir, negated: this.negated, text: this.text, cidr } : { kind: this.kind, dir: this.dir, negated: this.negated, text: this.text };
+  }
+}
+
 const PROTOCOL_NUMBERS: Record<string, string> = { '1': 'icmp', '6': 'tcp', '17': 'udp', '132': 'sctp', '58': 'ipv6-icmp', '33': 'dccp', '136': 'udplite' };
 
 export function normalizeProtocol(p: string): string {
@@ -100,18 +131,21 @@ export function parseNatTo(text: string): NatTo {
     host = text.slice(0, i);
     ports = text.slice(i + 1);
   }
-  const [ip, ipEnd] = host.split('-');
-  const out: { -readonly [K in keyof NatTo]: NatTo[K] } = { text };
-  if (ip) out.ip = ip;
-  if (ipEnd) out.ipEnd = ipEnd;
+  const dash = host.indexOf('-');
+  const ip = dash < 0 ? host : host.slice(0, dash);
+  const ipEnd = dash < 0 ? undefined : host.slice(dash + 1, host.indexOf('-', dash + 1) < 0 ? undefined : host.indexOf('-', dash + 1));
+  let port: number | undefined;
+  let portEnd: number | undefined;
   if (ports !== undefined) {
     const pm = /^(\d+)(?:-(\d+))?/.exec(ports);
     if (pm) {
-      out.port = Number(pm[1]);
-      if (pm[2] !== undefined) out.portEnd = Number(pm[2]);
+      port = Number(pm[1]);
+      if (pm[2] !== undefined) portEnd = Number(pm[2]);
     }
   }
-  return out;
+  // One shape for every NatTo (86k DNATs at 10k Services): absent parts are undefined fields,
+  // which JSON leaves out as it left out the fields that were not added.
+  return { text, ip: ip || undefined, ipEnd: ipEnd || undefined, port, portEnd };
 }
 
 function optionText(o: OptionSyntax): string {
@@ -357,8 +391,20 @@ function findOption(options: readonly OptionSyntax[], name: string): OptionSynta
   return undefined;
 }
 
-function interpretTarget(name: string, options: readonly OptionSyntax[], goto: boolean, isChain: (n: string) => boolean): Target {
-  if (isChain(name)) return jumpTo(name, goto);
+/**
+ * The `-j NAME`/`-g NAME` target when NAME is a chain (the reader knows its chains and may hand
+ * out one shared target per chain), else undefined.
+ */
+export type ChainTarget = (name: string, goto: boolean) => Target | undefined;
+
+/** A jump or goto to a chain known only by its name (shared for short names). */
+export function chainJump(name: string, goto: boolean): Target {
+  return jumpTo(name, goto);
+}
+
+function interpretTarget(name: string, options: readonly OptionSyntax[], goto: boolean, chainTarget: ChainTarget): Target {
+  const jump = chainTarget(name, goto);
+  if (jump !== undefined) return jump;
   const opt = (n: string) => findOption(options, n);
   const has = (n: string) => findOption(options, n) !== undefined;
   switch (name) {
@@ -495,7 +541,7 @@ function implicitModule(protocol: string | undefined): string {
   return protocol === 'ipv6-icmp' ? 'icmp6' : (protocol ?? '');
 }
 
-export function interpretRule(written: readonly RuleItem[], isChain: (name: string) => boolean): RuleMeaning {
+export function interpretRule(written: readonly RuleItem[], chainTarget: ChainTarget): RuleMeaning {
   const items = scattered(written) ? regroup(written) : written;
   // Generic options' matches first, in iptables-save's order, then the modules' in load order:
   // the same reading whatever order the line was written in.
@@ -516,9 +562,7 @@ export function interpretRule(written: readonly RuleItem[], isChain: (name: stri
         switch (item.option) {
           case 'source':
           case 'destination': {
-            const cidr = readCidr(arg);
-            const dir = item.option === 'source' ? 'src' : 'dst';
-            generic.push(cidr ? { kind: 'address', dir, negated: item.negated, text: arg, cidr } : { kind: 'address', dir, negated: item.negated, text: arg });
+            generic.push(new AddressMatch(item.option === 'source' ? 'src' : 'dst', item.negated, arg));
             break;
           }
           case 'in-interface':
@@ -548,7 +592,7 @@ export function interpretRule(written: readonly RuleItem[], isChain: (name: stri
         interpretModule(item.module === '' ? implicitModule(protocol) : item.module, item.options, matches, comments);
         break;
       case 'target':
-        target = interpretTarget(item.name, item.options, item.goto, isChain);
+        target = interpretTarget(item.name, item.options, item.goto, chainTarget);
         break;
       case 'set-counters':
         break;

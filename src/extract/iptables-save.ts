@@ -20,7 +20,7 @@ import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/co
 import type { TextStream } from '../../grammars/common/stream.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
-import { clearSharedTargets, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
+import { chainJump, clearSharedTargets, interpretRule, looksLikeExtensionTarget, type ChainTarget } from './iptables-rule.js';
 
 const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);
 
@@ -42,14 +42,37 @@ function inferTableName(rules: readonly Extract<LineSyntax, { kind: 'rule' }>[])
   return 'filter';
 }
 
-interface MutableChain {
-  table: string;
-  name: string;
-  builtin: boolean;
-  policy?: string;
-  counters?: Counters;
-  line?: number;
-  rules: SavedRule[];
+/**
+ * A chain as it is read; it is then the model's Chain itself. Every field is there from the start
+ * (undefined until read: JSON leaves those out, as it left out the fields added later), so 100k
+ * chains have one shape and no property store of their own. The jump and goto targets to it are
+ * made once and shared by every rule that jumps here (read-only data), with the chain's own name.
+ */
+class MutableChain {
+  policy: string | undefined = undefined;
+  counters: Counters | undefined = undefined;
+  line: number | undefined = undefined;
+  rules: SavedRule[] = [];
+  #jump: Target | undefined = undefined;
+  #goto: Target | undefined = undefined;
+
+  constructor(
+    public table: string,
+    readonly name: string,
+    readonly builtin: boolean,
+    readonly file: string,
+  ) {}
+
+  /** The (shared) `-j`/`-g` target to this chain. */
+  target(goto: boolean): Target {
+    if (goto) return (this.#goto ??= { kind: 'goto', chain: this.name });
+    return (this.#jump ??= { kind: 'jump', chain: this.name });
+  }
+
+  toJSON(): Record<string, unknown> {
+    // The fields in the order they were always written (table, name, builtin, rules, then as read).
+    return { table: this.table, name: this.name, builtin: this.builtin, rules: this.rules, line: this.line, policy: this.policy, counters: this.counters };
+  }
 }
 
 interface MutableTable {
@@ -66,6 +89,14 @@ interface MutableTable {
   rulesStarted: boolean;
   /** Chains first seen after rules began (restore-style input): earlier `-j NAME` may have meant them. */
   lateChains?: Set<string>;
+  /** The chain of the last rule read (rules of one chain come together). */
+  lastChain?: MutableChain;
+  /**
+   * The rules appended to lastChain since it became the last chain, not yet in its list: a
+   * chain's list is made once per run of rules, of exactly its length (push() gives a 2-rule list
+   * room for 17: 15 MB at 10k Services that lived to the end of the load).
+   */
+  run: SavedRule[];
   /** Per-rule warnings in rule order; `undeclared` ones are decided once the whole table is read. */
   ruleNotes: RuleNote[];
 }
@@ -90,19 +121,33 @@ const noPending = (): PendingRules => ({ syntax: [], line: [], column: [], text:
  */
 class SavedRule implements Rule {
   constructor(
-    readonly table: string,
-    readonly chain: string,
+    /** Its chain: the rule's table, chain name and file are the chain's (three fields less on 300k rules). */
+    private readonly home: MutableChain,
     public index: number,
-    readonly file: string,
     readonly line: number,
     readonly column: number,
     readonly raw: string,
     readonly matches: readonly Match[],
     readonly comments: readonly string[],
-    readonly comment: string | undefined,
     readonly target: Target | undefined,
     readonly counters: Counters | undefined,
   ) {}
+
+  get table(): string {
+    return this.home.table;
+  }
+
+  get chain(): string {
+    return this.home.name;
+  }
+
+  get file(): string {
+    return this.home.file;
+  }
+
+  get comment(): string | undefined {
+    return this.comments.length ? this.comments[0] : undefined;
+  }
 
   get items(): readonly RuleItem[] {
     const items = parseRuleItems(this.raw, this.column);
@@ -172,7 +217,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
   const chainOf = (t: MutableTable, name: string): MutableChain => {
     let c = t.chains.get(name);
     if (!c) {
-      c = { table: t.name, name, builtin: (BUILTIN_CHAINS[t.name] ?? []).includes(name), rules: [] };
+      c = new MutableChain(t.name, name, (BUILTIN_CHAINS[t.name] ?? []).includes(name), file);
       t.chains.set(name, c);
       if (t.rulesStarted) (t.lateChains ??= new Set()).add(name);
     }
@@ -186,45 +231,39 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
    * rule, so `-j NAME` is known to be a jump or not. Input that declares chains later is put
    * right in settleLateChains().
    */
-  const addRule = (t: MutableTable, s: RuleLine, line: number, column: number, text: string, isChain: (name: string) => boolean): void => {
+  const addRule = (t: MutableTable, s: RuleLine, line: number, column: number, text: string, chainTarget: ChainTarget): void => {
     t.rulesStarted = true;
-    const declared = t.chains.get(s.chain);
-    if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
-    const c = chainOf(t, s.chain);
-    const meaning = interpretRule(s.items, isChain);
+    // One lookup for the rule's chain (rules of a chain come together: mostly none).
+    let c = t.lastChain;
+    if (c === undefined || c.name !== s.chain) {
+      const declared = t.chains.get(s.chain);
+      if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
+      c = declared ?? chainOf(t, s.chain);
+      flushRun(t);
+      t.lastChain = c;
+    } else if (!t.implicit && c.line === undefined) t.ruleNotes.push({ undeclared: s.chain, line, column });
+    const meaning = interpretRule(s.items, chainTarget);
     const ct = counters(s.counters);
-    let index = c.rules.length;
-    if (s.command === 'insert') {
+    if (s.command === 'append') t.run.push(new SavedRule(c, c.rules.length + t.run.length, line, column, text, meaning.matches, meaning.comments, meaning.target, ct));
+    else if (s.command === 'insert') {
+      flushRun(t);
       const n = s.ruleNumber ? Number(s.ruleNumber) : 1;
-      index = Math.max(0, Math.min(c.rules.length, n - 1));
-    } else if (s.command !== 'append') {
+      const index = Math.max(0, Math.min(c.rules.length, n - 1));
+      const rule = new SavedRule(c, index, line, column, text, meaning.matches, meaning.comments, meaning.target, ct);
+      if (index === c.rules.length) c.rules = [...c.rules, rule];
+      else {
+        c.rules = [...c.rules.slice(0, index), rule, ...c.rules.slice(index)];
+        c.rules.forEach((r, i) => (r.index = i));
+      }
+    } else {
       commands.push({ line, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
       t.ruleNotes.push({ diagnostic: diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, line, column) });
       return;
     }
-    const rule = new SavedRule(
-      t.name,
-      s.chain,
-      index,
-      file,
-      line,
-      column,
-      text,
-      meaning.matches,
-      meaning.comments,
-      meaning.comments.length ? meaning.comments[0] : undefined,
-      meaning.target,
-      ct,
-    );
-    if (index === c.rules.length) c.rules.push(rule);
-    else {
-      c.rules.splice(index, 0, rule);
-      c.rules.forEach((r, i) => (r.index = i));
-    }
     ruleCount++;
   };
   /** `-j NAME` in the table being read is a jump when NAME is one of its chains. */
-  const isChainOfCurrent = (name: string) => current!.chains.has(name);
+  const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto);
 
   // Entries are consumed as the grammar reads them (no document is kept).
   const onEntry = (e: DocumentEntry) => {
@@ -253,14 +292,14 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
         // A fragment before a `*table` line never had a COMMIT to miss (extract/fragment says what it is).
         if (!current.implicit) early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
       }
-      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
+      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), run: [], rulesStarted: false, ruleNotes: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
       lastHeader = undefined;
       tables.push(current);
       return;
     }
     if (!current) {
       // A fragment (rules pasted without `*table`): keep them in a table whose name is inferred below.
-      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending(), rulesStarted: false, ruleNotes: [] };
+      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending(), run: [], rulesStarted: false, ruleNotes: [] };
       tables.push(current);
     }
     switch (s.kind) {
@@ -324,6 +363,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
   return { sink, finish: (scan) => finish(scan) };
 
   function finish(scan: IptablesSaveScan): ParsedInput<Ruleset> {
+    for (const t of tables) flushRun(t);
     for (const t of tables) {
       if (!t.implicit) continue;
       t.name = inferTableName(t.pending.syntax);
@@ -343,9 +383,10 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     for (const t of tables) {
       if (t.implicit) {
         // In a fragment, chains are known only by use: a target that is not an extension is a chain.
-        const isChain = (n: string) => t.chains.has(n) || !looksLikeExtensionTarget(n);
+        const isChain: ChainTarget = (n, goto) => t.chains.get(n)?.target(goto) ?? (looksLikeExtensionTarget(n) ? undefined : chainJump(n, goto));
         const pending = t.pending;
         for (let k = 0; k < pending.syntax.length; k++) addRule(t, pending.syntax[k], pending.line[k], pending.column[k], pending.text[k], isChain);
+        flushRun(t);
       } else if (t.lateChains) settleLateChains(t);
       for (const note of t.ruleNotes) {
         if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
@@ -361,8 +402,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     }
 
     const frozenTables: Table[] = tables.map((t) => {
-      // Rule lists of exactly their length (push() leaves room for 16 more: 100k chains × that adds up).
-      for (const c of t.chains.values()) if (c.rules.length > 0) c.rules = c.rules.slice();
+      // Rule lists are of exactly their length (flushRun, inserts): 100k chains × spare room adds up.
       const chains: Chain[] = [...t.chains.values()];
       const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
       const table: Table = {
@@ -406,6 +446,14 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
  * not yet a chain. Read those rules again now that every chain is known. Never needed for
  * iptables-save output, which declares all chains first.
  */
+/** The last chain's run of appended rules into its list (see MutableTable.run). */
+function flushRun(t: MutableTable): void {
+  const c = t.lastChain;
+  if (c === undefined || t.run.length === 0) return;
+  c.rules = c.rules.length === 0 ? t.run.slice() : c.rules.concat(t.run);
+  t.run.length = 0;
+}
+
 /** iptables-restore takes rules for built-in chains without a `:CHAIN` line, not for other chains. */
 function isUndeclared(c: MutableChain | undefined): boolean {
   return c === undefined || (c.line === undefined && !c.builtin);
@@ -413,12 +461,12 @@ function isUndeclared(c: MutableChain | undefined): boolean {
 
 function settleLateChains(t: MutableTable): void {
   const late = [...(t.lateChains ?? [])];
-  const isChain = (name: string) => t.chains.has(name);
+  const isChain: ChainTarget = (name, goto) => t.chains.get(name)?.target(goto);
   for (const c of t.chains.values()) {
     c.rules = c.rules.map((r) => {
       if (r.target === undefined || r.target.kind === 'jump' || r.target.kind === 'goto' || !late.some((name) => r.raw.includes(name))) return r;
       const meaning = interpretRule(r.items, isChain);
-      return new SavedRule(r.table, r.chain, r.index, r.file, r.line, r.column, r.raw, meaning.matches, meaning.comments, r.comment, meaning.target, r.counters);
+      return new SavedRule(c, r.index, r.line, r.column, r.raw, meaning.matches, meaning.comments, meaning.target, r.counters);
     });
   }
 }
