@@ -144,9 +144,19 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
     return atoms;
   };
 
+  /**
+   * A chain's rules were pushed one by one: give it an exact-size array once it is closed (at 10k
+   * Services, 100k chains of two or three rules would otherwise each keep room for seventeen).
+   */
+  const popFrame = (): Frame => {
+    const f = stack.pop()!;
+    if (f.kind === 'chain') f.chain.rules = f.chain.rules.slice();
+    return f;
+  };
+
   const closeTo = (kinds: Frame['kind'][], line: number, reason: string) => {
     while (stack.length && !kinds.includes(stack[stack.length - 1].kind)) {
-      const f = stack.pop()!;
+      const f = popFrame();
       const what = f.kind === 'table' ? `table ${f.table.family} ${f.table.name}` : f.kind === 'chain' ? `chain ${f.chain.name}` : f.kind === 'set' ? `${f.set.kind} ${f.set.name}` : f.what;
       diag('error', 'parse/missing-close', `${what} is not closed before ${reason}`, line, 1, { expected: '}', found: reason });
       if (f.kind === 'table') f.table.endLine = line - 1;
@@ -213,7 +223,7 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
         }
         continue;
       }
-      stack.pop();
+      popFrame();
       if (top.kind === 'table') top.table.endLine = lineNo;
       continue;
     }

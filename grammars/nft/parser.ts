@@ -94,6 +94,23 @@ export interface GroupAtom {
 
 export type Atom = TokenAtom | GroupAtom;
 
+/**
+ * Words repeat across a listing (`ip`, `daddr`, `jump`, `mark-for-masquerade`, a chain name in its
+ * jump and its header): one string each instead of one per token keeps the model small (each
+ * token's image is a fresh copy when short, a 32-byte slice of the text when long). Bounded: the
+ * table starts over when full.
+ */
+const interned = new Map<string, string>();
+const INTERN_MAX = 1 << 16;
+
+function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size >= INTERN_MAX) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
 function tokenAtom(tok: IToken): TokenAtom {
   const tt = tok.tokenType;
   const line = (tok.startLine ?? 1) - 1;
@@ -102,7 +119,7 @@ function tokenAtom(tok: IToken): TokenAtom {
   if (tt === BadString) return { t: 'bad-string', text: tok.image.slice(1), line, column };
   if (tt === HandleComment) return { t: 'handle', text: tok.image.replace(/\D+/, ''), line, column };
   if (tt === HashComment) return { t: 'comment', text: tok.image, line, column };
-  if (tt === Word) return { t: 'word', text: tok.image, line, column };
+  if (tt === Word) return { t: 'word', text: intern(tok.image), line, column };
   return { t: 'op', text: tok.image, line, column };
 }
 
