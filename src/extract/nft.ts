@@ -6,7 +6,7 @@ import { parseNftJsonSyntax } from '../../grammars/nft/json.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { applyTransaction } from './nft-transaction.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
-import { standardPriority, type NftChain, type NftExpr, type NftRuleset, type NftTable } from '../model/nft.js';
+import { standardPriority, type NftChain, type NftRuleset, type NftTable } from '../model/nft.js';
 
 /** Built-in iptables chain names, as iptables-nft creates them. */
 const IPTABLES_BUILTINS = new Set(['INPUT', 'OUTPUT', 'FORWARD', 'PREROUTING', 'POSTROUTING']);

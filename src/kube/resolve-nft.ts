@@ -119,7 +119,8 @@ export function parseNftObjectName(text: string): NftObjectName | undefined {
 
 /** base32(sha256(name))[:8], kube-proxy's hashAndTruncate() prefix. */
 export function nftNameHash(name: string): string {
-  return base32(sha256(name)).slice(0, 8);
+  // Only the 8 characters kept are encoded (base32 of the whole digest is 52).
+  return base32(sha256(name), 8);
 }
 
 /** A table kube-proxy's nftables proxier wrote (or a pasted fragment of one). */
