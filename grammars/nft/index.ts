@@ -10,7 +10,7 @@ import type { IToken } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 import type { SynChain, SynCommand, SynCommandVerb, SynDocument, SynSet, SynTable, SynUnsupported } from '../common/nft-syntax.js';
-import { braceBalance, isToken, lexLine, parseAtoms, type Atom, type TokenAtom } from './parser.js';
+import { braceBalance, intern, isToken, lexLine, parseAtoms, plainAtoms, type Atom, type TokenAtom } from './parser.js';
 import { classifyRule, type RuleProblem } from './rule.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
 import { COMMAND_VERBS, OTHER_VERBS, parseCommand } from './transaction.js';
@@ -38,6 +38,13 @@ export interface NftSyntaxResult {
   readonly diagnostics: Diagnostic[];
 }
 
+/** How many tokens are significant: all but trailing `# handle N` / `# …` comments. */
+function significantEnd(tokens: readonly IToken[]): number {
+  let end = tokens.length;
+  while (end > 0 && (isToken(tokens[end - 1], 'handle') || isToken(tokens[end - 1], 'comment'))) end--;
+  return end;
+}
+
 /** Significant tokens: without trailing `# handle N` / `# …` comments. */
 function significant(tokens: readonly IToken[]): { toks: IToken[]; handle?: number } {
   const toks = [...tokens];
@@ -53,6 +60,9 @@ function significant(tokens: readonly IToken[]): { toks: IToken[]; handle?: numb
 
 /** `table F N {`, `chain N {`, `set N {`, `ct helper N {`… → header words (without `{`). */
 function openerWords(tokens: readonly IToken[]): { words: string[]; handle?: number; verb?: 'add' | 'create' } | undefined {
+  // Most lines are rules: without a last significant `{` they open nothing (no copy of their tokens).
+  const end = significantEnd(tokens);
+  if (end < 2 || !isToken(tokens[end - 1], 'lcurly')) return undefined;
   const { toks, handle } = significant(tokens);
   if (toks.length < 2 || !isToken(toks[toks.length - 1], 'lcurly')) return undefined;
   const head = toks.slice(0, -1);
@@ -66,13 +76,13 @@ function openerWords(tokens: readonly IToken[]): { words: string[]; handle?: num
     first = 'table';
   }
   if (first !== 'table' && !OBJECT_KEYWORDS.has(first ?? '')) return undefined;
-  const words = head.map((t) => (t.image.startsWith('"') && t.image.endsWith('"') && t.image.length >= 2 ? t.image.slice(1, -1) : t.image));
+  // Interned: a chain's name in its header and in the jumps and map elements that go to it is one string.
+  const words = head.map((t) => intern(t.image.startsWith('"') && t.image.endsWith('"') && t.image.length >= 2 ? t.image.slice(1, -1) : t.image));
   return { words, ...(handle !== undefined ? { handle } : {}), ...(verb ? { verb } : {}) };
 }
 
 function isCloser(tokens: readonly IToken[]): boolean {
-  const { toks } = significant(tokens);
-  return toks.length === 1 && isToken(toks[0], 'rcurly');
+  return significantEnd(tokens) === 1 && isToken(tokens[0], 'rcurly');
 }
 
 /** Indentation with tabs counted as 8 columns (so tab-expanded pastes compare alike). */
@@ -144,9 +154,19 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
     return atoms;
   };
 
+  /**
+   * A chain's rules were pushed one by one: give it an exact-size array once it is closed (at 10k
+   * Services, 100k chains of two or three rules would otherwise each keep room for seventeen).
+   */
+  const popFrame = (): Frame => {
+    const f = stack.pop()!;
+    if (f.kind === 'chain') f.chain.rules = f.chain.rules.slice();
+    return f;
+  };
+
   const closeTo = (kinds: Frame['kind'][], line: number, reason: string) => {
     while (stack.length && !kinds.includes(stack[stack.length - 1].kind)) {
-      const f = stack.pop()!;
+      const f = popFrame();
       const what = f.kind === 'table' ? `table ${f.table.family} ${f.table.name}` : f.kind === 'chain' ? `chain ${f.chain.name}` : f.kind === 'set' ? `${f.set.kind} ${f.set.name}` : f.what;
       diag('error', 'parse/missing-close', `${what} is not closed before ${reason}`, line, 1, { expected: '}', found: reason });
       if (f.kind === 'table') f.table.endLine = line - 1;
@@ -178,12 +198,17 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
       continue;
     }
 
-    // ---- logical line: join continuation lines while `{` are open (wrapped element lists)
-    let lexed = lexLine(raw);
-    const opener = openerWords(lexed.tokens);
+    // ---- logical line: join continuation lines while `{` are open (wrapped element lists).
+    // A plain line (words and operators only: most rules) has its atoms made directly; it opens,
+    // closes and continues nothing. Any other line goes through the lexer and the parser.
+    const plainLine = plainAtoms(raw);
+    const plain = plainLine && plainLine.length > 0 ? plainLine : undefined;
+    let lexed = plain ? undefined : lexLine(raw);
+    const opener = lexed ? openerWords(lexed.tokens) : undefined;
     let endI = i;
-    const isCommand = !opener && stack.length === 0 && lexed.tokens.length > 0 && (COMMAND_VERBS.has(lexed.tokens[0].image) || OTHER_VERBS.has(lexed.tokens[0].image));
-    if (!opener) {
+    const firstWord = plain ? plain[0].text : lexed!.tokens[0]?.image;
+    const isCommand = !opener && stack.length === 0 && firstWord !== undefined && (COMMAND_VERBS.has(firstWord) || OTHER_VERBS.has(firstWord));
+    if (!opener && lexed) {
       // nft wraps only inside `{ … }` and indents continuation lines deeper than the statement;
       // a command's `{ … }` may go on over lines at any indentation (until the next command).
       let bal = braceBalance(lexed.tokens);
@@ -196,15 +221,18 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
       }
       if (endI > i) lexed = lexLine(lines.slice(i, endI + 1).join('\n'));
     }
-    const logicalRaw = lines
-      .slice(i, endI + 1)
-      .map((l) => l.trim())
-      .join(' ');
+    const logicalRaw =
+      endI === i
+        ? trimmed
+        : lines
+            .slice(i, endI + 1)
+            .map((l) => l.trim())
+            .join(' ');
     i = endI + 1;
     const top = stack[stack.length - 1];
 
     // ---- closers
-    if (isCloser(lexed.tokens)) {
+    if (lexed && isCloser(lexed.tokens)) {
       if (!top) {
         if (implicit) diag('info', 'nft/stray-brace', 'closing brace of an enclosing object that is not part of the input', lineNo, raw.indexOf('}') + 1);
         else {
@@ -213,7 +241,7 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
         }
         continue;
       }
-      stack.pop();
+      popFrame();
       if (top.kind === 'table') top.table.endLine = lineNo;
       continue;
     }
@@ -242,7 +270,7 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
       }
       if (top && (top.kind === 'chain' || top.kind === 'set')) closeTo(['table'], lineNo, `${kw} at line ${lineNo}`);
       const table = currentTable(lineNo);
-      const name = rest.join(' ');
+      const name = rest.length === 1 ? rest[0] : rest.join(' ');
       if (kw === 'chain') {
         const chain: Mut<SynChain> = { name, rules: [], line: lineNo };
         if (opener.handle !== undefined) chain.handle = opener.handle;
@@ -262,11 +290,11 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
     }
 
     // ---- statement lines
-    const firstTok = lexed.tokens[0];
-    const column = firstTok?.startColumn ?? raw.search(/\S/) + 1;
+    const column = plain ? plain[0].column : (lexed!.tokens[0]?.startColumn ?? raw.search(/\S/) + 1);
+    const atomsOfLine = (): Atom[] => plain ?? atomsOf(lexed!.tokens, lexed!.problems, lineNo);
     if (!top && isCommand) {
       hasCommand = true;
-      const atoms = atomsOf(lexed.tokens, lexed.problems, lineNo);
+      const atoms = atomsOfLine();
       const problems: RuleProblem[] = [];
       const r = parseCommand(atoms, raw, lineNo, problems);
       problems.forEach(fromProblem);
@@ -290,7 +318,7 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
       keep(lineNo, logicalRaw, `inside unsupported ${top.what}`);
       continue;
     }
-    const atoms = atomsOf(lexed.tokens, lexed.problems, lineNo);
+    const atoms = atomsOfLine();
     const problems: RuleProblem[] = [];
     const w0 = atoms[0]?.t === 'word' ? (atoms[0] as TokenAtom).text : undefined;
     const onlyString = (k: number) => atoms.length === k + 1 && (atoms[k].t === 'string' || atoms[k].t === 'word');
@@ -318,7 +346,7 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
         if (r.handle !== undefined) rule.handle = r.handle;
         if (r.counter) rule.counter = r.counter;
         if (r.annotation !== undefined) diag('info', 'input/noise', 'user annotation after a rule', lineNo, 1, { found: printable(r.annotation) });
-        if (atoms.length === 0 && lexed.problems.length === 0) continue;
+        if (atoms.length === 0 && (plain || lexed!.problems.length === 0)) continue;
         chain.rules.push(rule);
       }
       problems.forEach(fromProblem);

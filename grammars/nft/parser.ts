@@ -94,6 +94,23 @@ export interface GroupAtom {
 
 export type Atom = TokenAtom | GroupAtom;
 
+/**
+ * Words repeat across a listing (`ip`, `daddr`, `jump`, `mark-for-masquerade`, a chain name in its
+ * jump and its header): one string each instead of one per token keeps the model small (each
+ * token's image is a fresh copy when short, a 32-byte slice of the text when long). Bounded: the
+ * table starts over when full.
+ */
+const interned = new Map<string, string>();
+const INTERN_MAX = 1 << 16;
+
+export function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size >= INTERN_MAX) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
 function tokenAtom(tok: IToken): TokenAtom {
   const tt = tok.tokenType;
   const line = (tok.startLine ?? 1) - 1;
@@ -102,8 +119,56 @@ function tokenAtom(tok: IToken): TokenAtom {
   if (tt === BadString) return { t: 'bad-string', text: tok.image.slice(1), line, column };
   if (tt === HandleComment) return { t: 'handle', text: tok.image.replace(/\D+/, ''), line, column };
   if (tt === HashComment) return { t: 'comment', text: tok.image, line, column };
-  if (tt === Word) return { t: 'word', text: tok.image, line, column };
+  if (tt === Word) return { t: 'word', text: intern(tok.image), line, column };
   return { t: 'op', text: tok.image, line, column };
+}
+
+// ---- plain lines --------------------------------------------------------------------------------
+
+/** ASCII characters the Word token takes (its character class above, without the comma). */
+const WORD_CHAR = new Uint8Array(128);
+for (let c = 33; c < 127; c++) WORD_CHAR[c] = 1;
+for (const ch of '"#,;{}') WORD_CHAR[ch.charCodeAt(0)] = 0;
+/** Operator tokens' texts: a whitespace-delimited run equal to one lexes as that operator. */
+const OPERATOR_TEXT = new Map(opSpecs.map(([, pattern]) => [pattern.source.replace(/\\/g, ''), pattern.source.replace(/\\/g, '')]));
+
+/**
+ * The atoms of a plain line — one physical line of words and operators only: no braces, strings,
+ * comments, semicolons, stray commas or non-ASCII (most rule lines) — exactly as the lexer and
+ * the parser make them (each run between blanks is one Word, or one operator when it is exactly
+ * an operator's text: a Word as long as the operator does not win over it), without building
+ * tokens. Undefined when the line needs the lexer and the parser (they report its problems).
+ */
+export function plainAtoms(line: string): TokenAtom[] | undefined {
+  const out: TokenAtom[] = [];
+  const n = line.length;
+  let i = 0;
+  while (i < n) {
+    let c = line.charCodeAt(i);
+    if (c === 32 || c === 9) {
+      i++;
+      continue;
+    }
+    const start = i;
+    // A comma only between word characters (`related,established`): else it is a token of its own.
+    let afterComma = true;
+    for (; i < n; i++) {
+      c = line.charCodeAt(i);
+      if (c === 32 || c === 9) break;
+      if (c === 44) {
+        if (afterComma) return undefined;
+        afterComma = true;
+        continue;
+      }
+      if (c >= 128 || WORD_CHAR[c] === 0) return undefined;
+      afterComma = false;
+    }
+    if (afterComma) return undefined;
+    const text = line.slice(start, i);
+    const op = OPERATOR_TEXT.get(text);
+    out.push(op !== undefined ? { t: 'op', text: op, line: 0, column: start + 1 } : { t: 'word', text: intern(text), line: 0, column: start + 1 });
+  }
+  return out;
 }
 
 class NftLineParser extends EmbeddedActionsParser {
@@ -225,8 +290,17 @@ export function isWordToken(t: IToken | undefined, ...images: string[]): boolean
 
 export function isToken(t: IToken | undefined, type: 'lcurly' | 'rcurly' | 'handle' | 'comment'): boolean {
   if (!t) return false;
-  const m = { lcurly: LCurly, rcurly: RCurly, handle: HandleComment, comment: HashComment }[type];
-  return t.tokenType === m;
+  // A switch, not a lookup object built per call: asked several times for every line.
+  switch (type) {
+    case 'lcurly':
+      return t.tokenType === LCurly;
+    case 'rcurly':
+      return t.tokenType === RCurly;
+    case 'handle':
+      return t.tokenType === HandleComment;
+    default:
+      return t.tokenType === HashComment;
+  }
 }
 
 /** Parse already-lexed tokens into atoms. Never throws. */

@@ -478,7 +478,8 @@ export function parseElement(atoms: readonly Atom[], baseLine: number, problems:
   }
   if (key.length === 0 && first) c.error(first, 'empty set element', 'value');
   const el: { -readonly [K in keyof SynElement]: SynElement[K] } = {
-    key,
+    // exact-size copies: arrays grown by push keep room for seventeen items, and the model keeps them
+    key: key.slice(),
     line: baseLine + (first?.line ?? 0),
     column: first?.column ?? 1,
   };
@@ -821,7 +822,7 @@ export function classifyRule(atoms: readonly Atom[], baseLine: number, problems:
     }
     exprs.push(e);
   }
-  const out: { -readonly [K in keyof ClassifiedRule]: ClassifiedRule[K] } = { exprs };
+  const out: { -readonly [K in keyof ClassifiedRule]: ClassifiedRule[K] } = { exprs: exprs.slice() };
   if (comment !== undefined) out.comment = comment;
   if (handle !== undefined) out.handle = handle;
   if (counter) out.counter = counter;

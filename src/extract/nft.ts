@@ -6,7 +6,7 @@ import { parseNftJsonSyntax } from '../../grammars/nft/json.js';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { applyTransaction } from './nft-transaction.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
-import { standardPriority, type NftChain, type NftExpr, type NftRuleset, type NftTable } from '../model/nft.js';
+import { standardPriority, type NftChain, type NftRuleset, type NftTable } from '../model/nft.js';
 
 /** Built-in iptables chain names, as iptables-nft creates them. */
 const IPTABLES_BUILTINS = new Set(['INPUT', 'OUTPUT', 'FORWARD', 'PREROUTING', 'POSTROUTING']);
@@ -41,14 +41,16 @@ export function toRuleset(doc: SynDocument, file: string, diagnostics: Diagnosti
   const tables: NftTable[] = doc.tables.map((t) => {
     const warned = doc.iptablesNftWarnings.some((w) => w.family === t.family && w.name === t.name);
     const chains: NftChain[] = t.chains.map((c) => {
+      // Regular chains (all but a few base chains) are the model as parsed: no copy of the chain
+      // or its rules (at 10k Services that is 100k chains and 300k rules the collector would copy).
+      if (!('priorityBase' in c) && !('priorityOffset' in c)) return c;
       const { priorityBase, priorityOffset, ...rest } = c;
       let priority: number | undefined;
       if (priorityBase !== undefined) {
         const base = /^-?\d+$/.test(priorityBase) ? Number(priorityBase) : standardPriority(t.family, priorityBase);
         if (base !== undefined) priority = base + (priorityOffset ?? 0);
       }
-      const rules = c.rules.map((r) => ({ ...r, exprs: r.exprs.map((e: SynExpr): NftExpr => e) }));
-      return priority !== undefined ? { ...rest, priority, rules } : { ...rest, rules };
+      return priority !== undefined ? { ...rest, priority } : rest;
     });
     const table: NftTable = {
       ...t,

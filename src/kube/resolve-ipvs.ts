@@ -278,6 +278,19 @@ function fmtId(ip: string, port: number | string, proto: string): string {
   return `${hostPort(ip, port)}/${proto}`;
 }
 
+/**
+ * uniqueProblems() without turning every problem into JSON: a problem whose code occurs once
+ * cannot repeat another (an ambiguous-group problem lists up to every ClusterIP virtual server).
+ */
+function uniqueByCode(list: readonly ServiceProblem[]): ServiceProblem[] {
+  const counts = new Map<string, number>();
+  for (const p of list) counts.set(p.code, (counts.get(p.code) ?? 0) + 1);
+  if (counts.size === list.length) return list.slice();
+  const repeated = uniqueProblems(list.filter((p) => counts.get(p.code)! > 1));
+  const kept = new Set<ServiceProblem>(repeated);
+  return list.filter((p) => counts.get(p.code) === 1 || kept.has(p));
+}
+
 export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   const problems: Problem[] = [];
   const others: ForeignObject[] = [];
@@ -488,6 +501,19 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     return [...count].filter(([a, n]) => n === a.rsKeys.length && n < keys.length).map(([a]) => a);
   }
 
+  /**
+   * The keys of candidate anchors for a problem. A NodePort without real servers under a Local
+   * policy could belong to every ClusterIP virtual server of its protocol (11k at 10k Services):
+   * those lists are equal for every such item, so one array serves them all.
+   */
+  const sharedKeys = new Map<string, readonly string[]>();
+  const candidateKeys = (it: Item, fp: string, candidates: readonly Vs[]): string[] => {
+    if (it.rsKeys.length > 0 || it.policy !== 'Local' || it.role !== 'nodeport') return candidates.map((c) => c.key);
+    let keys = sharedKeys.get(fp);
+    if (!keys) sharedKeys.set(fp, (keys = candidates.map((c) => c.key)));
+    return keys as string[];
+  };
+
   for (const it of items) {
     const fp = `${it.family}|${it.protocol}`;
     const samePort = (a: Vs) => it.role === 'nodeport' || a.port === it.port;
@@ -538,7 +564,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const front = { role: it.role === 'nodeport' ? ('nodeport' as const) : it.role === 'lb' ? ('lb' as const) : ('external' as const), id: it.role === 'nodeport' ? `${it.port}/${it.protocol}` : fmtId(it.vss[0].ipText, it.port, it.protocol) };
     const why =
       candidates.length > 1
-        ? problem('ipvs-ambiguous-group', { ...front, candidates: candidates.map((c) => c.key), superset: it.policy === 'Local' })
+        ? problem('ipvs-ambiguous-group', { role: front.role, id: front.id, candidates: candidateKeys(it, fp, candidates), superset: it.policy === 'Local' })
         : problem('ipvs-ungrouped', front);
     groups.push({ items: [it], problems: [why], internalLocal: false, inferredExternalLocal: false });
   }
@@ -710,7 +736,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const spn = a?.spn ?? g.items.find((i) => i.spn)?.spn;
     // Without a name or a cluster IP the id is the NodePort (`*:PORT`) or the external address.
     const anchor = a ? hostPort(a.ipText, a.port) : g.items[0].role === 'nodeport' ? hostPort('*', g.items[0].port) : hostPort(g.items[0].vss[0].ipText, g.items[0].port);
-    const typed: ServiceProblem[] = uniqueProblems(spProblems);
+    const typed: ServiceProblem[] = uniqueByCode(spProblems);
     if (allDraining) typed.unshift(problem('all-weights-zero', {}));
     const facts: ServiceFacts = {
       mode: 'ipvs',

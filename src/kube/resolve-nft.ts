@@ -76,38 +76,51 @@ export interface NftObjectName {
 }
 
 const OBJECT_NAME = /^(service|local|external|firewall|endpoint|affinity)-([A-Z2-7]+)-(.+)$/;
+const NAME_PROTOCOL = /^(tcp|udp|sctp)$/;
+const NAME_ENDPOINT = /^(.+)\/(\d{1,5})$/;
+/** A dotted-quad IPv4 address as parseIp() accepts it (no leading zeros, octets ≤ 255). */
+const DOTTED_QUAD = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-/** Parse a per-Service-port / per-endpoint chain or set name. */
+/** parseIp(text) !== undefined, without parsing the common IPv4 case into a BigInt. */
+function isIpText(text: string): boolean {
+  return DOTTED_QUAD.test(text) || parseIp(text) !== undefined;
+}
+
+/**
+ * Parse a per-Service-port / per-endpoint chain or set name. Called for every chain and map
+ * target (200k names at 10k Services): each result is one object literal, never a spread of
+ * another object plus fields (V8 builds those through a slow path, microseconds apiece).
+ */
 export function parseNftObjectName(text: string): NftObjectName | undefined {
   const m = OBJECT_NAME.exec(text);
   if (!m) return undefined;
   const role = m[1] as NftChainRole;
+  const hash = m[2];
   const hashed = m[3];
   const truncated = hashed.endsWith('...');
   const perEndpoint = role === 'endpoint' || role === 'affinity';
   const sep = perEndpoint ? hashed.lastIndexOf('__') : -1;
-  const svcPart = sep >= 0 ? hashed.slice(0, sep) : hashed;
-  const parts = svcPart.split('/');
-  const base = { role, hash: m[2], hashed, truncated };
-  if (parts.length !== 4 || !/^(tcp|udp|sctp)$/.test(parts[2]) || !parts[0] || !parts[1]) return { ...base, key: svcPart };
-  const out: NftObjectName = {
-    ...base,
-    key: svcPart,
-    namespace: parts[0],
-    name: parts[1],
-    protocol: parts[2] as Protocol,
-    portName: parts[3] === '' ? null : parts[3],
-  };
-  if (sep < 0) return out;
-  const ep = /^(.+)\/(\d{1,5})$/.exec(hashed.slice(sep + 2));
-  if (!ep) return out;
-  const ipText = ep[1].split('.').length === 4 && /^[\d.]+$/.test(ep[1]) ? ep[1] : ep[1].replaceAll('.', ':');
-  return parseIp(ipText) ? { ...out, endpointIp: ipText, endpointPort: Number(ep[2]) } : out;
+  const key = sep >= 0 ? hashed.slice(0, sep) : hashed;
+  const parts = key.split('/');
+  if (parts.length !== 4 || !NAME_PROTOCOL.test(parts[2]) || !parts[0] || !parts[1]) return { role, hash, hashed, truncated, key };
+  const namespace = parts[0];
+  const name = parts[1];
+  const protocol = parts[2] as Protocol;
+  const portName = parts[3] === '' ? null : parts[3];
+  if (sep >= 0) {
+    const ep = NAME_ENDPOINT.exec(hashed.slice(sep + 2));
+    if (ep) {
+      const ipText = ep[1].split('.').length === 4 && /^[\d.]+$/.test(ep[1]) ? ep[1] : ep[1].replaceAll('.', ':');
+      if (isIpText(ipText)) return { role, hash, hashed, truncated, key, namespace, name, protocol, portName, endpointIp: ipText, endpointPort: Number(ep[2]) };
+    }
+  }
+  return { role, hash, hashed, truncated, key, namespace, name, protocol, portName };
 }
 
 /** base32(sha256(name))[:8], kube-proxy's hashAndTruncate() prefix. */
 export function nftNameHash(name: string): string {
-  return base32(sha256(name)).slice(0, 8);
+  // Only the 8 characters kept are encoded (base32 of the whole digest is 52).
+  return base32(sha256(name), 8);
 }
 
 /** A table kube-proxy's nftables proxier wrote (or a pasted fragment of one). */
@@ -160,16 +173,18 @@ interface Ctx {
   sets: Map<string, NftSet>;
   snapshot: NodeSnapshot;
   problems: Problem[];
-  /** parseNftObjectName results (names are looked at many times). */
-  names: Map<string, NftObjectName | undefined>;
+  /** parseNftObjectName results (names are looked at many times); null: not a kube-proxy name. */
+  names: Map<string, NftObjectName | null>;
   locality: (ip: string) => boolean | null;
 }
 
 function cachedName(ctx: Ctx, text: string): NftObjectName | undefined {
-  if (ctx.names.has(text)) return ctx.names.get(text);
-  const n = parseNftObjectName(text);
-  ctx.names.set(text, n);
-  return n;
+  let n = ctx.names.get(text);
+  if (n === undefined) {
+    n = parseNftObjectName(text) ?? null;
+    ctx.names.set(text, n);
+  }
+  return n ?? undefined;
 }
 
 const elementText = (e: NftElement): string =>
@@ -604,7 +619,7 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
       const parts = el.value?.kind === 'data' ? el.value.parts : [];
       const ip = parts[0]?.replace(/^\[|\]$/g, '');
       const port = parts.length > 1 ? (asPort(parts[1]) ?? null) : null;
-      if (!ip || !parseIp(ip)) {
+      if (!ip || !isIpText(ip)) {
         out.problems.push(problem('nft-numgen-not-address', { chain: chain.name, key: el.key[0] ?? '', value: el.value ? valueText(el.value) : null }));
         continue;
       }
@@ -635,7 +650,7 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
 function dnatOf(chain: NftChain): { ip: string; port: number | null; rule: NftRule } | undefined {
   for (const r of chain.rules) {
     for (const e of r.exprs) {
-      if (e.kind === 'dnat' && e.to?.addr && parseIp(e.to.addr)) return { ip: e.to.addr, port: asPort(e.to.port) ?? null, rule: r };
+      if (e.kind === 'dnat' && e.to?.addr && isIpText(e.to.addr)) return { ip: e.to.addr, port: asPort(e.to.port) ?? null, rule: r };
     }
   }
   return undefined;
