@@ -168,13 +168,17 @@ export function degrades(p: ServiceProblem): boolean {
 /** Problems without repeats (same code and fields), in order. */
 export function uniqueProblems(list: readonly ServiceProblem[]): ServiceProblem[] {
   if (list.length < 2) return list.slice();
+  // A problem whose code occurs once cannot repeat another: only the others are turned into
+  // JSON to compare (a problem can list thousands of candidates; most lists have no repeat).
+  const counts = new Map<string, number>();
+  for (const p of list) counts.set(p.code, (counts.get(p.code) ?? 0) + 1);
+  if (counts.size === list.length) return list.slice();
   const seen = new Set<string>();
-  const out: ServiceProblem[] = [];
-  for (const p of list) {
+  return list.filter((p) => {
+    if (counts.get(p.code) === 1) return true;
     const k = JSON.stringify(p);
-    if (seen.has(k)) continue;
+    if (seen.has(k)) return false;
     seen.add(k);
-    out.push(p);
-  }
-  return out;
+    return true;
+  });
 }

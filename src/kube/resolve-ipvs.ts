@@ -278,19 +278,6 @@ function fmtId(ip: string, port: number | string, proto: string): string {
   return `${hostPort(ip, port)}/${proto}`;
 }
 
-/**
- * uniqueProblems() without turning every problem into JSON: a problem whose code occurs once
- * cannot repeat another (an ambiguous-group problem lists up to every ClusterIP virtual server).
- */
-function uniqueByCode(list: readonly ServiceProblem[]): ServiceProblem[] {
-  const counts = new Map<string, number>();
-  for (const p of list) counts.set(p.code, (counts.get(p.code) ?? 0) + 1);
-  if (counts.size === list.length) return list.slice();
-  const repeated = uniqueProblems(list.filter((p) => counts.get(p.code)! > 1));
-  const kept = new Set<ServiceProblem>(repeated);
-  return list.filter((p) => counts.get(p.code) === 1 || kept.has(p));
-}
-
 export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   const problems: Problem[] = [];
   const others: ForeignObject[] = [];
@@ -736,7 +723,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const spn = a?.spn ?? g.items.find((i) => i.spn)?.spn;
     // Without a name or a cluster IP the id is the NodePort (`*:PORT`) or the external address.
     const anchor = a ? hostPort(a.ipText, a.port) : g.items[0].role === 'nodeport' ? hostPort('*', g.items[0].port) : hostPort(g.items[0].vss[0].ipText, g.items[0].port);
-    const typed: ServiceProblem[] = uniqueByCode(spProblems);
+    const typed: ServiceProblem[] = uniqueProblems(spProblems);
     if (allDraining) typed.unshift(problem('all-weights-zero', {}));
     const facts: ServiceFacts = {
       mode: 'ipvs',
