@@ -97,6 +97,26 @@ describe('the input layer', () => {
     }
   });
 
+  it('a regular file: UTF-8 across read boundaries, a line longer than the read buffer, a /proc file, as reading it whole', async () => {
+    // Multi-byte characters (2, 3 and 4 bytes) fall across every 1 MiB read; one line is 3 MiB;
+    // bytes that are not UTF-8 decode as they do when the file is read whole.
+    const line = (i: number) => `-A KUBE-SEP-${i} -m comment --comment "é ns/svc ☃ ${'ü'.repeat(i % 7)} 🚀" -j DNAT\n`;
+    const parts = [Buffer.from(Array.from({ length: 30_000 }, (_, i) => line(i)).join('')), Buffer.from(`# ${'y'.repeat(3 * 1024 * 1024)}\n`), Buffer.from([0xe2, 0x82, 0x0a, 0xff, 0x41, 0x0a]), Buffer.from('last line, no newline ✓')];
+    const bytes = Buffer.concat(parts);
+    const p = join(tmp, 'utf8.txt');
+    writeFileSync(p, bytes);
+    for (const size of [0, bytes.length]) {
+      const report: StreamReport = { bytes: 0, gzip: false };
+      const blocks = await read(openTextStream({ path: p }, size, { maxBytes: 1e9, maxGzipRatio: 200 }, report));
+      expect(blocks.length).toBeGreaterThan(3);
+      for (const b of blocks.slice(0, -1)) expect(b.endsWith('\n')).toBe(true);
+      expect(blocks.join('')).toBe(bytes.toString('utf8'));
+      expect(report.bytes).toBe(bytes.length);
+    }
+    const proc = '/proc/self/mountinfo';
+    expect((await read(openTextStream({ path: proc }, 0, { maxBytes: 1e9, maxGzipRatio: 200 }))).join('').split('\n')[0]).toBe(readFileSync(proc, 'utf8').split('\n')[0]);
+  });
+
   it('stops at --max-input-size and --max-gzip-ratio with the limit named; a damaged .gz is read as far as it goes', async () => {
     const p = join(tmp, 'big.txt');
     writeFileSync(p, 'a\n'.repeat(3 * 1024 * 1024));
