@@ -42,6 +42,8 @@ export const RATIO_FLOOR = 4 * MiB;
 export const MAX_STRING = 0x1fffffe8;
 
 const READ_BYTES = MiB;
+/** The first read of a regular file: more than the 64 KiB of text sniffed for its format. */
+const FIRST_READ = 128 * 1024;
 /** The read buffer of a regular file whose size says nothing (a `/proc` file is 0 bytes on disk). */
 const UNSIZED_READ = 64 * 1024;
 
@@ -154,7 +156,9 @@ export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits:
         buf.copy(bigger, 0, 0, held);
         buf = bigger;
       }
-      const n = readSync(fd, buf, held, buf.length - held, null);
+      // The first read is short: it is what parseInput() sniffs, and a reader that takes its text
+      // whole then reads the file again in one piece (wholeFile()).
+      const n = readSync(fd, buf, held, first ? Math.min(buf.length, FIRST_READ) : buf.length - held, null);
       if (n === 0) break;
       if (first && n >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
         gzipFile = true;
@@ -329,6 +333,33 @@ class LineBlocks {
     this.carry = [];
     this.carryLength = 0;
     return s;
+  }
+}
+
+/**
+ * A regular, uncompressed file's whole text in one read and one decode, for the readers that take
+ * their input whole (once its head has been sniffed from the stream): joining the stream's blocks
+ * would copy the text once more (issue 23). Undefined when the file is not that — a pipe, a
+ * `/proc` file, a `.gz`, a file longer than a string can be or one that grew while it was read —
+ * and the caller joins the blocks (readWhole()) instead. Throws InputLimitError past --max-input-size.
+ */
+export function wholeFile(path: string, limits: InputLimits, report: StreamReport): string | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size === 0 || st.size > MAX_STRING) return undefined;
+    if (st.size > limits.maxBytes) throw overSize(limits, st.size);
+    const magic = Buffer.alloc(2);
+    if (readSync(fd, magic, 0, 2, 0) === 2 && magic[0] === 0x1f && magic[1] === 0x8b) return undefined;
+    // One byte more than its size: a file that grew since it was listed is read as a stream.
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let n = 0;
+    for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, n);
+    if (n !== st.size) return undefined;
+    report.bytes = n;
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
   }
 }
 

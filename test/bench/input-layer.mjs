@@ -4,7 +4,8 @@
  * reading the file whole (`readFileSync` + one decode, as kpx did before the layer), in one
  * process, interleaved, on generated dumps of each proxy mode. Both sides split their text into
  * lines, as every reader does; the iptables-save reader takes the blocks as they come, the other
- * readers take the whole text (readWhole() joins the blocks), so both are timed.
+ * readers take the whole text (the head block is sniffed, then wholeFile() reads the file in one
+ * piece), so both are timed.
  *
  *   node test/bench/input-layer.mjs [--sizes 10000,30000] [--modes iptables,nftables,ipvs] [--reps 15]
  *
@@ -24,20 +25,27 @@ const sizes = value('sizes', '10000,30000').split(',').map(Number);
 const modes = value('modes', 'iptables,nftables,ipvs').split(',');
 const reps = Number(value('reps', '15'));
 requireDist();
-const { openTextStream, inputLimits, readWhole } = await import(join(DIST, 'src', 'load', 'input.js'));
+const { openTextStream, inputLimits, readWhole, wholeFile } = await import(join(DIST, 'src', 'load', 'input.js'));
 
 /** What a reader does with the text at least: find its lines. */
 const lineCount = (text) => text.split('\n').length;
 
 async function streamed(file, whole) {
-  const stream = openTextStream({ path: file }, statSync(file).size, inputLimits());
-  if (whole) return lineCount(await readWhole(stream, 'bench'));
+  const report = { bytes: 0, gzip: false };
+  const stream = openTextStream({ path: file }, statSync(file).size, inputLimits(), report);
+  if (whole) {
+    // As parseInput() does: the head block is sniffed, then the file is read again in one piece.
+    const blocks = stream[Symbol.asyncIterator]();
+    await blocks.next();
+    await blocks.return();
+    return lineCount(wholeFile(file, inputLimits(), report) ?? (await readWhole(stream, 'bench')));
+  }
   let n = 0;
   for await (const block of stream) n += lineCount(block) - 1;
   return n + 1;
 }
 
-async function wholeFile(file) {
+async function readFileWhole(file) {
   return lineCount(readFileSync(file).toString('utf8'));
 }
 
@@ -57,7 +65,7 @@ for (const mode of modes) {
         const order = i % 2 === 0 ? ['a', 'b'] : ['b', 'a'];
         for (const which of order) {
           const t0 = process.hrtime.bigint();
-          const lines = which === 'a' ? await streamed(file, !blocks) : await wholeFile(file);
+          const lines = which === 'a' ? await streamed(file, !blocks) : await readFileWhole(file);
           const t = ms(t0);
           if (lines < 2) throw new Error(`${file}: no lines read`);
           if (i > 0) (which === 'a' ? a : b).push(t);

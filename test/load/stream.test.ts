@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { extractIptablesSave, extractIptablesSaveStream } from '../../src/extract/iptables-save.js';
 import { linesOf, type TextStream } from '../../grammars/common/stream.js';
-import { InputLimitError, openTextStream, parseSize, type StreamReport } from '../../src/load/input.js';
+import { InputLimitError, openTextStream, parseSize, wholeFile, type StreamReport } from '../../src/load/input.js';
 import { fileInput, parseInput } from '../../src/load/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -115,6 +115,29 @@ describe('the input layer', () => {
     }
     const proc = '/proc/self/mountinfo';
     expect((await read(openTextStream({ path: proc }, 0, { maxBytes: 1e9, maxGzipRatio: 200 }))).join('').split('\n')[0]).toBe(readFileSync(proc, 'utf8').split('\n')[0]);
+  });
+
+  it('a reader that takes its text whole gets the file in one read: the same as the blocks joined; not for a .gz or /proc', async () => {
+    // Over 1 MiB, so the sniffed head does not hold the whole file.
+    const nft = readFileSync(join(ROOT, 'samples/nftables-mode-node/nft-ruleset.txt'), 'utf8');
+    const text = nft.repeat(Math.ceil((1.5 * 1024 * 1024) / nft.length));
+    const p = join(tmp, 'nft-ruleset.txt');
+    writeFileSync(p, text);
+    const limits = { maxBytes: 1e9, maxGzipRatio: 200 };
+    const report: StreamReport = { bytes: 0, gzip: false };
+    expect(wholeFile(p, limits, report)).toBe(text);
+    expect(report.bytes).toBe(Buffer.byteLength(text));
+    expect(() => wholeFile(p, { maxBytes: 1024 * 1024, maxGzipRatio: 0 }, report)).toThrow(/--max-input-size 1 MiB/);
+    const gz = join(tmp, 'nft.gz');
+    writeFileSync(gz, gzipSync(text));
+    expect(wholeFile(gz, limits, report)).toBeUndefined();
+    expect(wholeFile('/proc/self/status', limits, report)).toBeUndefined();
+    const fromFile = await parseInput(fileInput(p, Buffer.byteLength(text)));
+    const fromGz = await parseInput(fileInput(gz, 0));
+    const inMemory = await parseInput({ path: p, bytes: 0, text });
+    expect(fromFile.format).toBe('nft');
+    expect(view(fromFile.parsed!)).toBe(view(inMemory.parsed!));
+    expect(view(fromGz.parsed!)).toBe(view((await parseInput({ path: gz, bytes: 0, text })).parsed!));
   });
 
   it('stops at --max-input-size and --max-gzip-ratio with the limit named; a damaged .gz is read as far as it goes', async () => {
