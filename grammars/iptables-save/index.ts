@@ -209,12 +209,17 @@ class IptablesSaveScanner {
       this.started = true;
       if (block.charCodeAt(0) === 0xfeff) block = block.slice(1);
     }
-    const text = this.carry.length === 0 ? block : this.carry + block;
-    // Hold back the last line: from the start of the last line to the end.
-    const end = text.charCodeAt(text.length - 1) === 10 ? text.length - 1 : text.length;
-    const cut = text.lastIndexOf('\n', end - 1) + 1;
-    this.carry = text.slice(cut);
-    if (cut > 0) this.read(text, false);
+    if (this.carry.length > 0) {
+      // The held-back line, with the block's first line as its lookahead (held back in turn): the
+      // two lines are joined, never the line and the whole block (a copy of every block).
+      const first = block.indexOf('\n');
+      this.read(this.carry + (first < 0 ? block : block.slice(0, first + 1)), false);
+    }
+    // Hold back the block's last line: from the start of the last line to the end.
+    const end = block.charCodeAt(block.length - 1) === 10 ? block.length - 1 : block.length;
+    const cut = block.lastIndexOf('\n', end - 1) + 1;
+    this.carry = block.slice(cut);
+    if (cut > 0) this.read(block, false);
   }
 
   end(): IptablesSaveScan {

@@ -16,7 +16,7 @@ import { textStream, type TextStream } from '../../grammars/common/stream.js';
 import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
 import { fsReason } from './errors.js';
-import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, type InputLimits, type StreamReport } from './input.js';
+import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, wholeFile, type InputLimits, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
 
 export { fsReason } from './errors.js';
@@ -35,11 +35,13 @@ export interface RawInput {
   readonly unreadableCode?: string;
   /** Opens the entry's text as a stream (files on disk, stdin). */
   readonly open?: (limits: InputLimits, report: StreamReport) => TextStream;
+  /** The whole text in one read, for readers that take it whole (./input.ts wholeFile(); undefined: join the stream's blocks). */
+  readonly whole?: (limits: InputLimits, report: StreamReport) => string | undefined;
 }
 
 /** A file (or FIFO, device, `/proc` file named on the command line) read as a stream. */
 export function fileInput(path: string, bytes: number): RawInput {
-  return { path, bytes, open: (limits, report) => openTextStream({ path }, bytes, limits, report) };
+  return { path, bytes, open: (limits, report) => openTextStream({ path }, bytes, limits, report), whole: (limits, report) => wholeFile(path, limits, report) };
 }
 
 /** Can this file be opened for reading? Checked when listing, so that nothing readable at all is an InputError up front. */
@@ -170,7 +172,8 @@ export async function readTextFile(input: RawInput, limits: InputLimits = inputL
   const big = tooBigOnDisk(input.bytes, limits);
   if (big) throw big;
   try {
-    return await readWhole(input.open!(limits, { bytes: 0, gzip: false }), 'these');
+    const report: StreamReport = { bytes: 0, gzip: false };
+    return input.whole?.(limits, report) ?? (await readWhole(input.open!(limits, report), 'these'));
   } catch (e) {
     if (e instanceof NotGzip) throw new InputError(`${input.path}: not a readable gzip file (${e.message})`);
     throw e;
@@ -276,10 +279,18 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
       }
     },
   };
+  // A reader that takes its input whole: a regular file is read again in one piece (no copy of
+  // the joined blocks); anything else, or an input the head already holds, is the blocks joined.
+  const wholeText = async (): Promise<string> => {
+    const text = ended || input.text !== undefined ? undefined : input.whole?.(limits, report);
+    if (text === undefined) return readWhole(rest, format);
+    await close();
+    return text;
+  };
   const parser = await parserFor(format);
   let parsed: ParsedInput;
   try {
-    parsed = parser.parseStream ? await parser.parseStream(rest, input.path, progress) : parser.parse(await readWhole(rest, format), input.path, progress);
+    parsed = parser.parseStream ? await parser.parseStream(rest, input.path, progress) : parser.parse(await wholeText(), input.path, progress);
   } catch (e) {
     await close();
     const why = readFailure(e);

@@ -4,6 +4,8 @@
  *
  * - A file is read in 1 MiB pieces; a `.gz` file (told by its magic bytes, not its name) is
  *   inflated as it is read. Memory follows what the reader keeps, not the size of the file.
+ *   A regular file is read with synchronous reads into one reused buffer (the cheapest way, as
+ *   fast as reading it whole); pipes, devices, stdin and `.gz` data go through Node streams.
  * - Limits, each named in its refusal with the flag that raises it:
  *   `--max-input-size` (the text of one input, after inflating: a bigger regular file is refused
  *   before it is read; a stream is stopped when it gets there), and `--max-gzip-ratio` (a `.gz`
@@ -15,8 +17,7 @@
  * The CLI sets the limits from its flags through the environment (KPX_MAX_INPUT_SIZE,
  * KPX_MAX_GZIP_RATIO), so that worker threads loading cluster nodes apply the same ones.
  */
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
@@ -41,8 +42,10 @@ export const RATIO_FLOOR = 4 * MiB;
 export const MAX_STRING = 0x1fffffe8;
 
 const READ_BYTES = MiB;
-/** Files up to this size are read in one call. */
-const SMALL_FILE = 256 * 1024;
+/** The first read of a regular file: more than the 64 KiB of text sniffed for its format. */
+const FIRST_READ = 128 * 1024;
+/** The read buffer of a regular file whose size says nothing (a `/proc` file is 0 bytes on disk). */
+const UNSIZED_READ = 64 * 1024;
 
 export interface InputLimits {
   /** Bytes of text (inflated) one input may hold. */
@@ -128,10 +131,52 @@ export type StreamOrigin = { readonly path: string } | { readonly fd: number } |
  */
 export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits: InputLimits, report: StreamReport = { bytes: 0, gzip: false }): TextStream {
   let rawBytes = 0;
+  /** Set by fileBlocks() when the file starts like gzip: nothing was read from it, it is inflated as a stream. */
+  let gzipFile = false;
   return {
     fraction: () => (sizeOnDisk > 0 ? Math.min(1, rawBytes / sizeOnDisk) : undefined),
     [Symbol.asyncIterator]: () => blocks(),
   };
+
+  /**
+   * The blocks of an uncompressed regular file, cut at the last `\n` of each read while still
+   * bytes (UTF-8 never has 0x0a inside a character), so each block is decoded once, straight into
+   * its string, with no decoder and no joined pieces; the bytes after the cut (part of a line) are
+   * moved to the front of the buffer and the next read goes after them. The buffer is the file's
+   * size up to READ_BYTES (a bundle of tiny files allocates tiny buffers); a line longer than it
+   * makes it grow.
+   */
+  function* fileBlocks(fd: number, size: number): Generator<string> {
+    let buf = Buffer.allocUnsafe(size === 0 ? UNSIZED_READ : Math.min(READ_BYTES, size + 1));
+    let held = 0;
+    for (let first = true; ; first = false) {
+      if (held === buf.length) {
+        if (held >= MAX_STRING) throw longLine();
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_STRING + READ_BYTES));
+        buf.copy(bigger, 0, 0, held);
+        buf = bigger;
+      }
+      // The first read is short: it is what parseInput() sniffs, and a reader that takes its text
+      // whole then reads the file again in one piece (wholeFile()).
+      const n = readSync(fd, buf, held, first ? Math.min(buf.length, FIRST_READ) : buf.length - held, null);
+      if (n === 0) break;
+      if (first && n >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+        gzipFile = true;
+        return;
+      }
+      rawBytes += n;
+      report.bytes += n;
+      if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
+      const filled = held + n;
+      const cut = buf.lastIndexOf(0x0a, filled - 1) + 1;
+      held = filled - cut;
+      if (cut === 0) continue;
+      const block = buf.toString('utf8', 0, cut);
+      if (held > 0) buf.copy(buf, 0, cut, filled);
+      yield block;
+    }
+    if (held > 0) yield buf.toString('utf8', 0, held);
+  }
 
   async function* raw(file: Readable): AsyncGenerator<Buffer> {
     for await (const chunk of file as AsyncIterable<Buffer>) {
@@ -141,17 +186,22 @@ export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits:
   }
 
   async function* blocks(): AsyncGenerator<string> {
-    // A small regular file in one read: a bundle of 20,000 tiny files should not pay for 20,000 streams.
-    if ('path' in origin && sizeOnDisk > 0 && sizeOnDisk <= SMALL_FILE) {
-      const buf = await readFile(origin.path);
-      if (!(buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) && buf.length <= SMALL_FILE) {
-        rawBytes = buf.length;
-        report.bytes = buf.length;
-        if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
-        if (buf.length > 0) yield buf.toString('utf8');
-        return;
+    if ('path' in origin) {
+      // A regular file is read with synchronous reads into one buffer, each read decoded at once:
+      // no stream machinery, no buffer per read, as cheap as reading the file whole (issue 23).
+      const fd = openSync(origin.path, 'r');
+      let plain = false;
+      try {
+        const st = fstatSync(fd);
+        if (st.isFile()) {
+          plain = true;
+          yield* fileBlocks(fd, st.size);
+        }
+      } finally {
+        closeSync(fd);
       }
-      origin = { stream: Readable.from([buf]) };
+      if (plain && !gzipFile) return;
+      // A pipe, a device, a `/proc` file that is not regular, or a `.gz`: read as a stream below.
     }
     const file: Readable =
       'stream' in origin
@@ -244,6 +294,13 @@ function overRatio(limits: InputLimits, inflated: number, compressed: number): I
   );
 }
 
+function longLine(): InputLimitError {
+  return new InputLimitError(
+    `holds a line longer than kpx can keep in memory (JavaScript strings stop at ${sizeWords(MAX_STRING)}); not read: this is not a dump kpx reads`,
+    'string-length',
+  );
+}
+
 /** Decoded text → blocks that end at a line's end; the piece after the last `\n` waits for more. */
 class LineBlocks {
   private carry: string[] = [];
@@ -267,12 +324,7 @@ class LineBlocks {
 
   private hold(text: string): void {
     this.carryLength += text.length;
-    if (this.carryLength > MAX_STRING - 2 * READ_BYTES) {
-      throw new InputLimitError(
-        `holds a line longer than kpx can keep in memory (JavaScript strings stop at ${sizeWords(MAX_STRING)}); not read: this is not a dump kpx reads`,
-        'string-length',
-      );
-    }
+    if (this.carryLength > MAX_STRING - 2 * READ_BYTES) throw longLine();
     this.carry.push(text);
   }
 
@@ -281,6 +333,33 @@ class LineBlocks {
     this.carry = [];
     this.carryLength = 0;
     return s;
+  }
+}
+
+/**
+ * A regular, uncompressed file's whole text in one read and one decode, for the readers that take
+ * their input whole (once its head has been sniffed from the stream): joining the stream's blocks
+ * would copy the text once more (issue 23). Undefined when the file is not that — a pipe, a
+ * `/proc` file, a `.gz`, a file longer than a string can be or one that grew while it was read —
+ * and the caller joins the blocks (readWhole()) instead. Throws InputLimitError past --max-input-size.
+ */
+export function wholeFile(path: string, limits: InputLimits, report: StreamReport): string | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size === 0 || st.size > MAX_STRING) return undefined;
+    if (st.size > limits.maxBytes) throw overSize(limits, st.size);
+    const magic = Buffer.alloc(2);
+    if (readSync(fd, magic, 0, 2, 0) === 2 && magic[0] === 0x1f && magic[1] === 0x8b) return undefined;
+    // One byte more than its size: a file that grew since it was listed is read as a stream.
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let n = 0;
+    for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, n);
+    if (n !== st.size) return undefined;
+    report.bytes = n;
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { extractIptablesSave, extractIptablesSaveStream } from '../../src/extract/iptables-save.js';
 import { linesOf, type TextStream } from '../../grammars/common/stream.js';
-import { InputLimitError, openTextStream, parseSize, type StreamReport } from '../../src/load/input.js';
+import { InputLimitError, openTextStream, parseSize, wholeFile, type StreamReport } from '../../src/load/input.js';
 import { fileInput, parseInput } from '../../src/load/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -95,6 +95,49 @@ describe('the input layer', () => {
       }
       expect(n).toBe(120_000);
     }
+  });
+
+  it('a regular file: UTF-8 across read boundaries, a line longer than the read buffer, a /proc file, as reading it whole', async () => {
+    // Multi-byte characters (2, 3 and 4 bytes) fall across every 1 MiB read; one line is 3 MiB;
+    // bytes that are not UTF-8 decode as they do when the file is read whole.
+    const line = (i: number) => `-A KUBE-SEP-${i} -m comment --comment "é ns/svc ☃ ${'ü'.repeat(i % 7)} 🚀" -j DNAT\n`;
+    const parts = [Buffer.from(Array.from({ length: 30_000 }, (_, i) => line(i)).join('')), Buffer.from(`# ${'y'.repeat(3 * 1024 * 1024)}\n`), Buffer.from([0xe2, 0x82, 0x0a, 0xff, 0x41, 0x0a]), Buffer.from('last line, no newline ✓')];
+    const bytes = Buffer.concat(parts);
+    const p = join(tmp, 'utf8.txt');
+    writeFileSync(p, bytes);
+    for (const size of [0, bytes.length]) {
+      const report: StreamReport = { bytes: 0, gzip: false };
+      const blocks = await read(openTextStream({ path: p }, size, { maxBytes: 1e9, maxGzipRatio: 200 }, report));
+      expect(blocks.length).toBeGreaterThan(3);
+      for (const b of blocks.slice(0, -1)) expect(b.endsWith('\n')).toBe(true);
+      expect(blocks.join('')).toBe(bytes.toString('utf8'));
+      expect(report.bytes).toBe(bytes.length);
+    }
+    const proc = '/proc/self/mountinfo';
+    expect((await read(openTextStream({ path: proc }, 0, { maxBytes: 1e9, maxGzipRatio: 200 }))).join('').split('\n')[0]).toBe(readFileSync(proc, 'utf8').split('\n')[0]);
+  });
+
+  it('a reader that takes its text whole gets the file in one read: the same as the blocks joined; not for a .gz or /proc', async () => {
+    // Over 1 MiB, so the sniffed head does not hold the whole file.
+    const nft = readFileSync(join(ROOT, 'samples/nftables-mode-node/nft-ruleset.txt'), 'utf8');
+    const text = nft.repeat(Math.ceil((1.5 * 1024 * 1024) / nft.length));
+    const p = join(tmp, 'nft-ruleset.txt');
+    writeFileSync(p, text);
+    const limits = { maxBytes: 1e9, maxGzipRatio: 200 };
+    const report: StreamReport = { bytes: 0, gzip: false };
+    expect(wholeFile(p, limits, report)).toBe(text);
+    expect(report.bytes).toBe(Buffer.byteLength(text));
+    expect(() => wholeFile(p, { maxBytes: 1024 * 1024, maxGzipRatio: 0 }, report)).toThrow(/--max-input-size 1 MiB/);
+    const gz = join(tmp, 'nft.gz');
+    writeFileSync(gz, gzipSync(text));
+    expect(wholeFile(gz, limits, report)).toBeUndefined();
+    expect(wholeFile('/proc/self/status', limits, report)).toBeUndefined();
+    const fromFile = await parseInput(fileInput(p, Buffer.byteLength(text)));
+    const fromGz = await parseInput(fileInput(gz, 0));
+    const inMemory = await parseInput({ path: p, bytes: 0, text });
+    expect(fromFile.format).toBe('nft');
+    expect(view(fromFile.parsed!)).toBe(view(inMemory.parsed!));
+    expect(view(fromGz.parsed!)).toBe(view((await parseInput({ path: gz, bytes: 0, text })).parsed!));
   });
 
   it('stops at --max-input-size and --max-gzip-ratio with the limit named; a damaged .gz is read as far as it goes', async () => {
