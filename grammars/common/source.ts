@@ -48,6 +48,26 @@ export function diagnostic(
   return extra ? { ...d, ...extra } : d;
 }
 
+/**
+ * Control characters a terminal acts on: C0 except tab and newline, DEL, and the C1 controls
+ * (U+0080–U+009F; a terminal in UTF-8 mode reads U+009B as CSI, like ESC [).
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex
+const CONTROLS_OR_SGR = /\u001b\[[0-9;]{0,32}m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * A whole text for a terminal (a renderer's output, a line on stderr): every control character
+ * except tab and newline becomes \xNN, as printable() writes it. `keepSgr`: colour sequences
+ * (ESC [ … m, what chalk writes) are kept; nothing else is, so dump text that got this far still
+ * cannot clear the screen, set the title or move the cursor. Idempotent.
+ */
+export function escapeControls(text: string, keepSgr = false): string {
+  if (!CONTROL.test(text)) return text;
+  return text.replace(CONTROLS_OR_SGR, (c) => (c.length > 1 ? (keepSgr ? c : `\\x1b${c.slice(1)}`) : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
 /** Render text from a dump so it is safe to show: control characters become \xNN. */
 export function printable(text: string, max = 80): string {
   // eslint-disable-next-line no-control-regex

@@ -128,7 +128,7 @@ function lineCounterFn(lc: LineCounter, base = 0): (offset: number) => number {
 function readYaml(text: string): KubeProxyConfigSyntax {
   const problems: { line: number; message: string; severity: 'error' | 'warning' }[] = [];
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc }) as Document[] | { empty: true };
+  const docs = parseAllDocuments(text, { lineCounter: lc, logLevel: 'error' }) as Document[] | { empty: true };
   if (!Array.isArray(docs)) return { form: 'config', fields: [], problems: [{ line: 1, message: 'no YAML document', severity: 'error' }] };
   for (const d of docs) for (const e of d.errors) problems.push({ line: lc.linePos(e.pos[0]).line, message: e.message.split('\n')[0], severity: 'error' });
   for (const d of docs) {
@@ -145,7 +145,7 @@ function readYaml(text: string): KubeProxyConfigSyntax {
       const block = inner.type === 'BLOCK_LITERAL' || inner.type === 'BLOCK_FOLDED';
       const header = lc.linePos(inner.range?.[0] ?? 0).line;
       const innerLc = new LineCounter();
-      const innerDoc = parseAllDocuments(inner.value, { lineCounter: innerLc });
+      const innerDoc = parseAllDocuments(inner.value, { lineCounter: innerLc, logLevel: 'error' });
       const fields: ConfigField[] = [];
       if (Array.isArray(innerDoc) && innerDoc[0]) {
         const lineOf = block ? (off: number) => header + innerLc.linePos(off).line : () => header;

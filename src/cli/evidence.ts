@@ -5,6 +5,7 @@
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { printable } from '../source/index.js';
+import { writeErr } from './output.js';
 
 /** Diagnostics that mean a whole file gave no evidence (as opposed to one bad line in a dump). */
 const UNUSABLE = new Set([
@@ -17,7 +18,9 @@ const UNUSABLE = new Set([
   'input/special-file',
   'input/symlink-loop',
   'input/too-deep',
+  'input/too-many-entries',
   'input/duplicate',
+  'input/outside-bundle',
 ]);
 
 /** Read only in part: the text before the damage was used. */
@@ -31,7 +34,7 @@ export interface UnusableInput {
 export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
   const out: UnusableInput[] = [];
   for (const f of s.files) {
-    const d = f.diagnostics.find((x) => (x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code));
+    const d = f.diagnostics.find((x) => (x.severity === 'error' || x.code === 'input/duplicate' || x.code === 'input/outside-bundle') && UNUSABLE.has(x.code));
     if (d) out.push({ path: f.path, why: d.code === 'input/unknown-format' ? 'not a dump kpx reads' : d.message });
   }
   return out;
@@ -67,7 +70,7 @@ export function hasRuleEvidence(s: NodeSnapshot, family?: 4 | 6): boolean {
  * Tell stderr, before any answer, which inputs were not used and which had bad lines. Returns
  * the lines written (for tests).
  */
-export function reportInputProblems(s: NodeSnapshot, write: (text: string) => void = (t) => process.stderr.write(t)): string[] {
+export function reportInputProblems(s: NodeSnapshot, write: (text: string) => void = (t) => writeErr(t)): string[] {
   const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}${/\bnot (read|used)\b/.test(u.why) ? '' : '; not used'}`);
   for (const f of s.files) {
     const d = f.diagnostics.find((x) => PARTIAL.has(x.code));

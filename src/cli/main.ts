@@ -7,7 +7,8 @@ import { basename } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { collectRepeatable } from './inputs.js';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
-import { guardStdStreams } from './output.js';
+import { guardStdStreams, writeErr } from './output.js';
+import { escapeControls } from '../source/index.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords } from '../load/input.js';
 
@@ -111,6 +112,10 @@ function limitOptions(cmd: Command): Command {
       if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError('not a number (0: no ratio limit)');
       process.env.KPX_MAX_GZIP_RATIO = String(n);
       return v;
+    })
+    .option('--follow-symlinks', 'in a bundle directory, follow symlinks that lead out of it (never into /proc, /sys or /dev; redact never copies from outside)', () => {
+      process.env.KPX_FOLLOW_SYMLINKS = '1';
+      return true;
     });
 }
 
@@ -127,7 +132,8 @@ async function run(action: () => Promise<number>): Promise<void> {
     process.exitCode = await action();
   } catch (e) {
     const { code, message } = exitCodeFor(e);
-    process.stderr.write(`kpx: ${message}\n`);
+    // Messages quote paths, node names and dump text: escaped here, where every error is printed.
+    writeErr(`kpx: ${escapeControls(message)}\n`);
     process.exitCode = code;
   }
 }
@@ -272,7 +278,7 @@ program
   .description('rewrite dumps for sharing (IPs, Service names, namespaces, chain hashes, MACs, host names, comments), consistently for a key; kpx reads the result the same way')
   .argument('[inputs...]', 'dump files or bundle directories')
   .option('-i, --input <path>', 'a dump file or bundle directory (repeatable)', collectRepeatable, [])
-  .requiredOption('-o, --output <dir>', 'the directory to write the redacted files to')
+  .requiredOption('-o, --output <dir>', 'the directory to write the redacted files to (- : one dump file, to standard output)')
   .option('--key <secret>', 'the redaction key: the same key gives the same output (default: $KPX_REDACT_KEY, else random)')
   .option('--hostname <name>', 'another host name to replace wherever it appears (repeatable)', collectRepeatable, [])
   .option('--force', 'write into a non-empty output directory')

@@ -6,7 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fsReason } from '../load/index.js';
-import { printable } from '../source/index.js';
+import { escapeControls, printable } from '../source/index.js';
+import { colorEnabled } from '../render/colors.js';
+import { escapeJsonText } from '../render/json.js';
 
 /** Output could not be written (exit 2). */
 export class OutputError extends Error {}
@@ -63,6 +65,10 @@ export function guardStdStreams(): void {
     }
   });
   process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? (process.exitCode ?? 0) : 2));
+  // Node prints process warnings (a library's, e.g. the yaml package's, which may quote dump text)
+  // in its own form, raw: one kpx line instead, made printable.
+  process.removeAllListeners('warning');
+  process.on('warning', (w: Error) => writeErr(`kpx: warning: ${printable(w.message.replace(/\s+/g, ' '), 400)}\n`));
 }
 
 /**
@@ -74,4 +80,28 @@ export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number
   if (Number.isInteger(env) && env > 0) return env;
   if (stream.isTTY && stream.columns > 0) return stream.columns;
   return 120;
+}
+
+/**
+ * The one way kpx writes to a terminal (stdout and stderr), whatever the renderer did: dump text
+ * is untrusted, and a control character that reaches a terminal can clear it, retitle it or hide
+ * lines. Text: every control character but tab and newline is written as \xNN (colour
+ * sequences are kept only when colour can be on for that stream). Renderers escape dump text
+ * themselves; this is the last line, for messages built anywhere.
+ */
+export function writeOut(text: string): void {
+  process.stdout.write(escapeControls(text, colorEnabled({}, process.stdout)));
+}
+
+/** stderr, as writeOut() (kpx's messages on stderr quote paths, node names and dump text). */
+export function writeErr(text: string): void {
+  process.stderr.write(escapeControls(text, colorEnabled({}, process.stderr)));
+}
+
+/**
+ * JSON (or YAML) on stdout: JSON.stringify leaves DEL, the C1 controls and U+2028/U+2029 raw;
+ * they are written as \uXXXX escapes, which keep the document valid and its values the same.
+ */
+export function writeJsonOut(text: string): void {
+  process.stdout.write(escapeJsonText(text));
 }

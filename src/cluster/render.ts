@@ -1,7 +1,7 @@
 /** Renderers for cluster bundles: the node comparison table and the cross-node trace. Pure. */
 import { printable } from '../source/index.js';
 import type { Colors } from '../render/colors.js';
-import { chalkInit } from '../render/colors.js';
+import { chalkInit, terminalText } from '../render/colors.js';
 import { assumptionText, conditionText, fateText, formatPct, shownSteps, stepLines } from '../render/trace.js';
 import { compareOutcomes, sharedSteps, TRACE_WIDTH, wrapWords } from '../render/trace-layout.js';
 import type { NodeComparison, NodeDifference } from './compare.js';
@@ -46,11 +46,11 @@ function wrapAt(text: string, width: number, first: string, indent: string): str
 export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all?: boolean; width?: number } = {}): string {
   const width = opts.width ?? 120;
   const out: string[] = [];
-  out.push(...wrapAt(`${cmp.nodes.length} nodes: ${cmp.nodes.map((n) => `${printable(n, 253)} (${cmp.modes[n]?.join('+') || 'no kube-proxy rules'})`).join(', ')}`, width, '', '  '));
+  out.push(...wrapAt(`${cmp.nodes.length} nodes: ${cmp.nodes.map((n) => `${printable(n, 253)} (${printable(cmp.modes[n]?.join('+') || 'no kube-proxy rules', 120)})`).join(', ')}`, width, '', '  '));
   for (const d of cmp.differences) out.push(...wrapAt(printable(d.message, 4096), width, '  ', '    ').map((l) => c.yellow(l)));
   if (cmp.services.length === 0) {
     out.push('No Kubernetes Services found on any node.');
-    return out.join('\n') + '\n';
+    return terminalText(out.join('\n') + '\n', c);
   }
   const shown = opts.all ? cmp.services : cmp.services.filter((s) => s.differences.length > 0);
   const rows = [...shown.filter((s) => s.differences.length > 0), ...shown.filter((s) => s.differences.length === 0)];
@@ -78,7 +78,7 @@ export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all
   }
   const { servicePorts, agreeing, differing } = cmp.summary;
   out.push(`${servicePorts} Service ports: ${agreeing} agree on every node${differing ? `, ${differing} differ` : ''}.${!opts.all && agreeing > 0 ? ' (agreeing ones not shown: --all)' : ''}`);
-  return out.join('\n') + '\n';
+  return terminalText(out.join('\n') + '\n', c);
 }
 
 /** JSON for `kpx services --nodes -o json`: the comparison as is (see the report for the schema). */
@@ -193,7 +193,7 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
     lines.push(...wrapWords(`${printable(e.summary, 240)}${ownerAt ? ` (${e.owner!.node}: ${ownerAt})` : ''}`, '           ', TRACE_WIDTH, '    end    '));
     for (const pr of path.problems) lines.push(...wrapWords(`problem: ${printable(pr, 240)}`, '      ', TRACE_WIDTH, '    ').map((l) => c.red(l)));
   });
-  return lines.join('\n') + '\n';
+  return terminalText(lines.join('\n') + '\n', c);
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { Colors } from '../render/colors.js';
 import { printable } from '../source/index.js';
 import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange } from './index.js';
+import { terminalText } from '../render/colors.js';
 
 function value(v: unknown): string {
   if (v === null || v === undefined) return '-';
@@ -51,7 +52,7 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
       (ex.added + ex.removed + ex.moved ? c.dim(` (${ex.added} added, ${ex.removed} removed, ${ex.moved} moved rules/members belong to the Services above)`) : ''),
   );
   for (const u of r.unexplained) out.push(...unitLines(u, c, max));
-  return out.join('\n') + '\n';
+  return terminalText(out.join('\n') + '\n', c);
 }
 
 function unitLines(u: UnitChange, c: Colors, max: number): string[] {

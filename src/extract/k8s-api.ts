@@ -223,13 +223,13 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
   const r: Reader = { file, lines, counter, diagnostics: [] };
   const out: Collected = { services: [], slices: [], nodes: [], pods: [], ignored: new Map() };
   const source = withoutNoise(lines);
-  let docs = parseAllDocuments(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
+  let docs = parseAllDocuments(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: false, logLevel: 'error' });
   // A JSON List with one broken item: blank that item out (offsets and lines kept) and read the others.
   let salvaged: string | undefined;
   if (Array.isArray(docs) && docs.length === 1 && docs[0].errors.length > 0) {
     salvaged = withoutBrokenItems(source);
     if (salvaged !== undefined) {
-      const again = parseAllDocuments(salvaged, { lineCounter: new LineCounter(), prettyErrors: false, uniqueKeys: false });
+      const again = parseAllDocuments(salvaged, { lineCounter: new LineCounter(), prettyErrors: false, uniqueKeys: false, logLevel: 'error' });
       if (Array.isArray(again) && again.length === 1 && again[0].errors.length === 0) docs = [Object.assign(again[0], { errors: docs[0].errors })] as typeof docs;
       else salvaged = undefined;
     }

@@ -9,7 +9,7 @@ import type { Endpoint, Evidence, Resolution, ServicePort } from '../kube/types.
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatHostPort, ipEquals, parseIp, splitHostPort, type Ip } from '../model/addr.js';
 import { servicePortName } from '../kube/hash.js';
-import { printable } from '../source/index.js';
+import { escapeControls, printable } from '../source/index.js';
 
 export interface ReverseTarget {
   readonly ip: string;
@@ -170,7 +170,7 @@ function pct(p: number | null): string {
 }
 
 /** Text rendering (plain; colours are added by the caller's Colors when wanted). */
-export function renderReverseText(r: ReverseResult, c: { bold(s: string): string; dim(s: string): string }): string {
+export function renderReverseText(r: ReverseResult, c: { bold(s: string): string; dim(s: string): string; readonly level?: number }): string {
   const t = r.target.port !== undefined ? formatHostPort(r.target.ip, r.target.port) : r.target.ip;
   const lines: string[] = [];
   const where = r.nodes.length === 1 ? `node ${r.nodes[0]}` : `${r.nodes.length} nodes`;
@@ -199,5 +199,6 @@ export function renderReverseText(r: ReverseResult, c: { bold(s: string): string
     lines.push(c.bold(`Other DNAT rules to ${t}:`));
     for (const d of r.otherDnat) lines.push(`  ${d.where}  to ${d.to}${r.nodes.length > 1 ? ` (node ${d.node})` : ''}\n      ${c.dim(printable(`${d.file}:${d.line}`, 120))}  ${printable(d.text, 240)}`);
   }
-  return lines.join('\n') + '\n';
+  // Dump text (chain names, node names) that got this far is escaped; chalk's colour sequences stay.
+  return escapeControls(lines.join('\n') + '\n', (c.level ?? 0) > 0);
 }

@@ -42,7 +42,9 @@ export type Absence =
   /** The table has no COMMIT: chains whose rules would come after line `line` are unknown. */
   | { readonly code: 'table-truncated'; readonly table: string; readonly file: string; readonly line: number; readonly listing?: 'nft' }
   /** An `ipvsadm -Ln` listing ends mid-line at `line`: the real servers of the virtual server it ends in go on past the cut. */
-  | { readonly code: 'listing-truncated'; readonly file: string; readonly line: number };
+  | { readonly code: 'listing-truncated'; readonly file: string; readonly line: number }
+  /** An `ipvsadm` real server printed as a name (`-L` without `-n`), not an address: not an endpoint, and what it stands for is unknown. */
+  | { readonly code: 'real-server-not-an-address'; readonly vs: string; readonly name: string; readonly file: string; readonly line: number };
 
 /**
  * The dumps say the Service port has no endpoints (scope `all`: a "has no endpoints" REJECT, a

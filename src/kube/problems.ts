@@ -30,6 +30,7 @@ export interface ProblemFields {
   /** listing 'nft': an nft listing cut before the table's closing brace (else iptables-save without COMMIT). */
   'table-truncated': { table: string; file: string; line: number; listing?: 'nft' };
   'listing-truncated': { file: string; line: number };
+  'real-server-not-an-address': { vs: string; name: string; file: string; line: number };
   'protocol-unknown': Record<string, never>;
   // --- IPVS mode
   /** Every real server has weight 0: no new connection is accepted. */

@@ -666,7 +666,10 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
         }
       }
     }
-    const endpoints: Target[] = shares.map(({ realServer: rs, share }) => {
+    // A real server printed as a name is no address kpx can call an endpoint: left out, and said
+    // (an absence: the Service port's state is unknown rather than healthy or empty).
+    const named = full.vs.realServers.filter((rs) => !rs.ip);
+    const endpoints: Target[] = shares.filter(({ realServer: rs }) => rs.ip).map(({ realServer: rs, share }) => {
       const key = realServerKey(rs);
       const ev: Evidence[] = [...(rsLines.get(key) ?? [])];
       const lb = loopback(rs);
@@ -694,8 +697,9 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     // What the virtual servers say about traffic without (local) endpoints; the builder derives the state.
     const noEndpoints: NoEndpointFact[] = [];
     const zero = weightsKnown ? endpoints.filter((e) => (e.weight ?? 0) === 0) : [];
-    if (cut) {
-      // Nothing certain about its real servers: no "no real servers", no draining, no locality verdict.
+    if (cut || named.length > 0) {
+      // Nothing certain about its real servers (past a cut, or printed as names): no "no real
+      // servers", no draining, no locality verdict.
     } else if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
       noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
       spProblems.push(problem('ipvs-no-local-real-server', { policy: 'external' }));
@@ -739,7 +743,10 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
       ...(persistent !== undefined ? { affinitySeconds: persistent } : {}),
       targets: endpoints,
       noEndpoints,
-      absences: cut ? [{ code: 'listing-truncated', file: cut.file, line: cut.line }] : [],
+      absences: [
+        ...(cut ? [{ code: 'listing-truncated' as const, file: cut.file, line: cut.line }] : []),
+        ...named.map((rs) => ({ code: 'real-server-not-an-address' as const, vs: full.key, name: rs.address, file: full.vs.file, line: rs.line })),
+      ],
       problems: typed,
       owned,
       hashClaims: [],

@@ -12,13 +12,19 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import type { SeveritySetting } from './run.js';
+import { printable } from '../source/index.js';
 
 export interface LintConfig {
   readonly severities: Readonly<Record<string, SeveritySetting>>;
   readonly disable: readonly string[];
 }
 
-export class ConfigError extends Error {}
+/** A config the user must fix; its message quotes the file's text, made printable (one line). */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(printable(message.replace(/[\r\n]/g, (c) => (c === '\n' ? '\\n' : '\\r')), 2000));
+  }
+}
 
 /**
  * Parse YAML with the `yaml` package (YAML 1.2: `off` is the string "off", not a boolean). A
@@ -26,7 +32,7 @@ export class ConfigError extends Error {}
  */
 export function parseConfigYaml(text: string, file = 'config'): unknown {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false });
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false, logLevel: 'error' });
   const err = doc.errors[0];
   if (err) {
     const { line, col } = lineCounter.linePos(err.pos[0]);

@@ -382,3 +382,30 @@ export async function readWhole(stream: AsyncIterable<string>, format: string): 
   }
   return parts.length === 1 ? parts[0] : parts.join('');
 }
+
+/**
+ * A small file read whole (a `--config`, a `--baseline`), at most `maxBytes`: read in pieces,
+ * and refused as soon as it holds more (`/dev/zero`, a 1 GB file, a FIFO that never ends), so
+ * neither memory nor time grows past the limit. `what` names it in the refusal. Throws
+ * InputLimitError, or the file system's error.
+ */
+export function readBoundedFile(path: string, maxBytes: number, what: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buf = Buffer.allocUnsafe(Math.min(READ_BYTES, maxBytes + 1));
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) {
+        throw new InputLimitError(`${what} holds more than ${sizeWords(maxBytes)}, the most kpx reads from it; not read`, 'max-input-size');
+      }
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}

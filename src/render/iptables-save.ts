@@ -4,6 +4,7 @@
  */
 import type { OptionSyntax, RuleItem } from '../../grammars/common/iptables-syntax.js';
 import type { Rule, Ruleset } from '../model/netfilter.js';
+import { escapeControls } from '../source/index.js';
 
 function option(o: OptionSyntax): string {
   const bang = o.negated && !o.legacyNegation ? '! ' : '';
@@ -54,5 +55,7 @@ export function renderIptablesSave(rs: Ruleset): string {
     for (const r of rules) out.push(printRule(r));
     if (t.committed) out.push('COMMIT');
   }
-  return out.join('\n') + '\n';
+  // Names, policies and arguments are the dump's text: a control character in one is written as \xNN
+  // (iptables-save itself would print it raw, and this goes to a terminal).
+  return escapeControls(out.join('\n') + '\n');
 }

@@ -8,6 +8,11 @@ export function renderJson(value: unknown, opts: { plain?: boolean } = {}): stri
   return escapeJsonText(JSON.stringify(value, opts.plain ? undefined : jsonReplacer, 2)) + '\n';
 }
 
+/** One line of JSON (a fleet summary), escaped as renderJson() is. */
+export function renderJsonLine(value: unknown): string {
+  return escapeJsonText(JSON.stringify(value)) + '\n';
+}
+
 /** Maps print as objects, bigints as decimal strings. */
 export function jsonReplacer(_key: string, v: unknown): unknown {
   return v instanceof Map ? Object.fromEntries(v) : typeof v === 'bigint' ? v.toString() : v;

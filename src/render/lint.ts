@@ -10,6 +10,7 @@ import type { Finding, LintRule, Severity } from '../lint/rule.js';
 import { fixOf, REQUIRED_INPUT_LABEL, SEVERITIES } from '../lint/rule.js';
 import type { LintSummary, SkippedRule } from '../lint/run.js';
 import { printable } from '../source/index.js';
+import { terminalText } from './colors.js';
 
 export interface LintReport {
   readonly findings: readonly Finding[];
@@ -68,7 +69,7 @@ export function renderLintText(r: LintReport, c: Colors): string {
     }
     const keys = [...groups.keys()].sort((a, b) => (a === NODE_WIDE ? 1 : b === NODE_WIDE ? -1 : a < b ? -1 : a > b ? 1 : 0));
     for (const k of keys) {
-      out.push(`  ${c.bold(k)}`);
+      out.push(`  ${c.bold(printable(k, 253))}`);
       for (const f of groups.get(k)!) {
         out.push(`    ${paint[sev](sev)} ${printable(f.message, 400)} ${c.dim(`[${f.ruleId}]`)}`);
         out.push(`      ${c.dim(loc(f.file, f.line, f.column))}${f.text !== undefined ? `  ${printable(f.text, 200)}` : ''}`);
@@ -90,13 +91,13 @@ export function renderLintText(r: LintReport, c: Colors): string {
   const counts = `${s.error} error${s.error === 1 ? '' : 's'}, ${s.warning} warning${s.warning === 1 ? '' : 's'}, ${s.info} info`;
   out.push(total === 0 ? (skipped.length ? c.yellow('no findings among the rules that could run') : c.green('no findings')) : counts);
   if (skipped.length) out.push(c.yellow(`not checked, for lack of input: ${skippedText(skipped)}`));
-  return out.join('\n') + '\n';
+  return terminalText(out.join('\n') + '\n', c);
 }
 
 /** GitHub Actions workflow commands: `::error file=…,line=…,col=…,title=…::message`. */
 export function renderLintGithub(r: LintReport): string {
   const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-  const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  const prop = (s: string) => data(printable(s, 1000)).replace(/:/g, '%3A').replace(/,/g, '%2C');
   const cmd: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
   const lines = r.findings.map((f) => {
     const props = [`file=${prop(f.file)}`, ...(f.line > 0 ? [`line=${f.line}`, `col=${f.column}`] : []), `title=${prop(`kpx/${f.ruleId}${f.service ? ` ${f.service}` : ''}`)}`];

@@ -24,6 +24,8 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
   'table-truncated': (p) =>
     `table ${p.table} of ${p.file} ends at line ${p.line} without ${p.listing === 'nft' ? 'its closing brace' : 'COMMIT'} (truncated): the ${p.listing === 'nft' ? 'chains, maps and elements' : 'chains'} after it are unknown`,
   'listing-truncated': (p) => `${p.file} ends mid-line at line ${p.line} (truncated): the real servers listed there may go on past the cut, so they and their shares are unknown`,
+  'real-server-not-an-address': (p) =>
+    `real server ${p.name} of ${p.vs} (${p.file}:${p.line}) is a name, not an address (ipvsadm -L without -n?): it is not counted as an endpoint, and where it sends traffic is unknown`,
   'protocol-unknown': () => 'the rules name no protocol and no Service name gives it: the protocol is unknown',
   'all-weights-zero': () => 'all real servers have weight 0 (draining)',
   'chain-unreached': (p) => `chain ${p.chain} is not reached from any base chain or map element${p.empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,

@@ -6,6 +6,7 @@
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Finding, LintRule, Severity } from '../lint/rule.js';
+import { escapeJsonText } from './json.js';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -75,5 +76,6 @@ export function sarifLog(findings: readonly Finding[], rules: readonly LintRule[
 }
 
 export function renderSarif(findings: readonly Finding[], rules: readonly LintRule[], opts: SarifOptions = {}): string {
-  return JSON.stringify(sarifLog(findings, rules, opts), null, 2) + '\n';
+  // Messages quote dump text: DEL, C1 controls and U+2028/2029 pass JSON.stringify raw.
+  return escapeJsonText(JSON.stringify(sarifLog(findings, rules, opts), null, 2)) + '\n';
 }

@@ -6,6 +6,7 @@ import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import type { Colors } from './colors.js';
 import { problemText } from './problems.js';
+import { terminalText } from './colors.js';
 
 export function serviceLabel(s: ServicePort): string {
   // Unnamed: the resolver's id (`VIP:port/proto`, `*:NODEPORT/proto`, `KUBE-SVC-…/proto`).
@@ -158,7 +159,7 @@ export function renderServicesTable(res: Resolution, c: Colors, opts: TableOptio
   for (const s of res.services) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
   const summary = STATE_ORDER.filter((st) => counts.has(st)).map((st) => `${counts.get(st)} ${st}`).join(', ');
   const table = renderColumns(opts.wide ? WIDE_COLUMNS : COLUMNS, rows, { width: opts.wide ? Infinity : opts.width });
-  return `${table}${res.services.length} Service ports (${summary}).\n`;
+  return terminalText(`${table}${res.services.length} Service ports (${summary}).\n`, c);
 }
 
 /** Conntrack entries of a Service port (kube/conntrack.ts connectionsOf), when a conntrack dump was given. */
@@ -228,7 +229,7 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
     const [first, ...rest] = wrap(printable(e.text, 4096), '        ', `    ${at}  `);
     lines.push(`    ${c.dim(at)}${first.slice(4 + at.length)}`, ...rest);
   }
-  return lines.join('\n') + '\n';
+  return terminalText(lines.join('\n') + '\n', c);
 }
 
 /**

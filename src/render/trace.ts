@@ -8,7 +8,7 @@ import type { MtuShortfall, SwitchEvidence, SwitchName } from '../model/switches
 import { printable } from '../source/index.js';
 import { formatHostPort } from '../model/addr.js';
 import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js';
-import { chalkInit, type Colors } from './colors.js';
+import { chalkInit, type Colors, terminalText } from './colors.js';
 import { compareOutcomes, fold, sharedSteps, TRACE_WIDTH, wrapWords } from './trace-layout.js';
 
 export function formatPct(p: number): string {
@@ -309,7 +309,9 @@ export function fateText(o: TraceOutcome, c: Colors): string {
   }
 }
 
-const at = (s: TraceStep) => `${s.table}/${s.chain}${s.rule !== null && s.file ? `:${s.rule}` : ''}`;
+/** `table/chain:rule`: table and chain names are dump text (a chain may be named with control characters). */
+const chainAt = (s: { table: string; chain: string }) => printable(`${s.table}/${s.chain}`, 200);
+const at = (s: TraceStep) => `${chainAt(s)}${s.rule !== null && s.file ? `:${s.rule}` : ''}`;
 
 /** Where a delivered packet goes, from the route's typed fields (device, next hop, role). */
 function routeWhere(r: RouteInfo): string {
@@ -335,11 +337,11 @@ export function whereText(o: TraceOutcome): string {
       case 'reject':
         return `rejected by ${at(last)}${last.with ? ` (${last.with})` : ''}`;
       case 'policy':
-        return `dropped by the policy of ${last.table}/${last.chain}`;
+        return `dropped by the policy of ${chainAt(last)}`;
       case 'ipvs-no-real-servers':
-        return `dropped: IPVS virtual server ${last.chain} has no real servers`;
+        return `dropped: IPVS virtual server ${printable(last.chain, 200)} has no real servers`;
       case 'ipvs-draining':
-        return `dropped: every real server of IPVS virtual server ${last.chain} has weight 0`;
+        return `dropped: every real server of IPVS virtual server ${printable(last.chain, 200)} has weight 0`;
       default:
         return `stopped at ${at(last)}: ${stepText(last)}`;
     }
@@ -464,7 +466,7 @@ export function stepLines(steps: readonly TraceStep[], c: Colors, indent: string
     const line = s.rule !== null && s.file ? (f.count > 1 ? `:${s.rule}-${f.last}` : `:${s.rule}`) : '';
     const where = opts.loc ? opts.loc(s.file, s.rule) : '';
     const text = f.count > 1 ? `statistic: ${f.count} rules not taken` : stepText(s);
-    const head = opts.loc ? `${indent}${s.table}/${s.chain}` : `${indent}${s.table}/${s.chain}${line}`;
+    const head = opts.loc ? `${indent}${chainAt(s)}` : `${indent}${chainAt(s)}${line}`;
     lines.push(...fold(head, printable(text, 200) + (where ? `  (${where})` : ''), `${indent}    `));
     if (s.text && opts.verbose) lines.push(...wrapWords(printable(s.text, 400), `${indent}    `).map((l) => c.dim(l)));
   }
@@ -535,7 +537,7 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
   if (all.length === 1) {
     // One outcome: its fate is the summary's line; its road follows the assumptions.
     lines.push('', '  road', ...stepLines(roads[0], c, '    ', o), ...routeLines(all[0], c, '    ', o));
-    return lines.join('\n') + '\n';
+    return terminalText(lines.join('\n') + '\n', c);
   }
   const { before, after, tails } = sharedSteps(roads, { kernelTails: true });
   if (before + after > 0) {
@@ -559,7 +561,7 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
       lines.push(...routeLines(x, c, many ? '      ' : '    ', o));
     }
   });
-  return lines.join('\n') + '\n';
+  return terminalText(lines.join('\n') + '\n', c);
 }
 
 /** `kpx trace` on a target that names nothing here: what is missing, then the nearest real targets. */
@@ -585,7 +587,7 @@ export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Col
   }
   if (m.more) lines.push(`  … and ${m.more} more (kpx services lists them all)`);
   if (m.code === 'unknown-address' || m.code === 'port-not-served') lines.push(c.dim(`(to trace ${t} as given: kpx trace ${t} --exact)`));
-  return lines.join('\n') + '\n';
+  return terminalText(lines.join('\n') + '\n', c);
 }
 
 /** Above the traces of a bare VIP or a Service name: which ports are traced, one line each. */
@@ -594,5 +596,5 @@ export function renderPlanHeader(target: Target, traces: readonly PlannedTrace[]
   const what = target.kind === 'vip' ? `${printable(target.ipText, 60)} serves` : `${printable(`${target.namespace}/${target.name}`, 120)} has`;
   const lines = [c.bold(`${what} ${traces.length} port${traces.length === 1 ? '' : 's'} on this node; each is traced below:`)];
   for (const p of traces) lines.push(`  ${`${formatHostPort(p.dest.ipText, p.dest.port)}/${p.protocol}`.padEnd(28)}  ${printable(p.service ?? '', 120)}`);
-  return lines.join('\n') + '\n\n';
+  return terminalText(lines.join('\n') + '\n\n', c);
 }

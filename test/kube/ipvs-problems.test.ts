@@ -33,3 +33,28 @@ describe('IPVS problems are typed', () => {
     for (const s of res.services) for (const p of s.problems) expect(Object.keys(p)).not.toContain('text');
   });
 });
+
+describe('a real server printed as a name (ipvsadm -L without -n) is not an endpoint', () => {
+  // Unit test: a constructed listing where one real server field is a host name, not an address.
+  const NAMED = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.96.0.30:80 rr
+  -> web-0.example:80             Masq    1      0          0
+TCP  10.96.0.31:80 rr
+  -> 10.244.1.7:80                Masq    1      0          0
+  -> db-1.example:80              Masq    1      0          0
+`;
+  it('the Service port is unknown, not healthy and not empty; its endpoints are the addresses only', async () => {
+    const res = await resolveServices(await snapshotOf({ 'ipvsadm.txt': NAMED }));
+    const only = res.services.find((s) => s.id === '10.96.0.30:80/tcp')!;
+    expect(only.endpoints).toEqual([]);
+    expect(only.state).toBe('unknown');
+    expect(only.problems.map((p) => p.code)).toEqual(['real-server-not-an-address']);
+    expect(only.problems.map(problemText)[0]).toContain('real server web-0.example of TCP/10.96.0.30:80');
+    const mixed = res.services.find((s) => s.id === '10.96.0.31:80/tcp')!;
+    expect(mixed.endpoints.map((e) => e.ip)).toEqual(['10.244.1.7']);
+    expect(mixed.state).toBe('partial');
+    expect(mixed.problems.map((p) => p.code)).toContain('real-server-not-an-address');
+  });
+});

@@ -6,6 +6,7 @@ import { isClusterBundle, loadCluster } from '../../cluster/load.js';
 import type { ClusterSnapshot } from '../../cluster/types.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { UsageError } from '../exit.js';
+import { printable } from '../../source/index.js';
 import type { InputOptions } from '../inputs.js';
 import { startProgress } from '../progress.js';
 
@@ -51,7 +52,7 @@ export async function nodeFromClusterInputs(paths: readonly string[], opts: Clus
   if (!opts.node) {
     const { clusterNodeDirs } = await import('../../cluster/load.js');
     const names = clusterNodeDirs(bundle).map((n) => n.name);
-    throw new UsageError(`${bundle} is a cluster bundle of ${names.length} nodes (${names.join(', ')}): choose one with --node NAME`);
+    throw new UsageError(`${printable(bundle, 4096)} is a cluster bundle of ${names.length} nodes (${names.map((n) => printable(n, 253)).join(', ')}): choose one with --node NAME`);
   }
   const cluster = await loadClusterFromOptions([bundle], { ...opts, input: [] }, human, [opts.node]);
   return cluster.nodes[0].snapshot;

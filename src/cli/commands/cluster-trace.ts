@@ -10,6 +10,7 @@ import { versioned } from '../../render/schemas/index.js';
 import { renderJson } from '../../render/json.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
+import { writeOut, writeJsonOut } from '../output.js';
 
 export interface TraceAcrossCliOptions extends ClusterInputOptions {
   node: string;
@@ -48,10 +49,10 @@ export async function traceAcrossAction(destination: string, opts: TraceAcrossCl
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace-cluster', { traces: traces.map(crossTraceJson) })));
+  if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace-cluster', { traces: traces.map(crossTraceJson) })));
   else {
     const c = chalkInit(colorEnabled(opts));
-    process.stdout.write(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));
+    writeOut(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));
   }
   return ExitCode.Ok;
 }

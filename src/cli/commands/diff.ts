@@ -9,6 +9,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { parseIp } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { startProgress } from '../progress.js';
+import { writeOut, writeJsonOut } from '../output.js';
 
 export interface DiffOptions {
   output: 'text' | 'json';
@@ -32,7 +33,7 @@ export async function diffAction(oldPath: string, newPath: string, opts: DiffOpt
     progress.stop();
   }
   const d = diffSnapshots(loaded.oldSnap, loaded.oldRes, loaded.newSnap, loaded.newRes);
-  if (opts.output === 'json') process.stdout.write(renderJson(versioned('diff', d)));
-  else process.stdout.write(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
+  if (opts.output === 'json') writeJsonOut(renderJson(versioned('diff', d)));
+  else writeOut(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
   return ExitCode.Ok;
 }

@@ -5,7 +5,7 @@ import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
 import { renderSvg } from '../../graph/svg.js';
 import { serviceSelector } from './services.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { writeOutputFile } from '../output.js';
+import { writeOutputFile, writeOut } from '../output.js';
 
 export interface GraphOptions extends InputOptions {
   service?: string[];
@@ -29,6 +29,6 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
   if (opts.svg) writeOutputFile(opts.svg, await renderSvg(dot));
   const text = opts.format === 'mermaid' ? toMermaid(g) : dot;
   if (opts.output) writeOutputFile(opts.output, text);
-  else if (!opts.svg || opts.format === 'mermaid' || opts.output === '-') process.stdout.write(text);
+  else if (!opts.svg || opts.format === 'mermaid' || opts.output === '-') writeOut(text);
   return ExitCode.Ok;
 }

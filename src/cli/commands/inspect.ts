@@ -9,7 +9,7 @@ import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { printable } from '../../source/index.js';
 import { ExitCode } from '../exit.js';
-import { outputWidth } from '../output.js';
+import { outputWidth, writeJsonOut, writeOut } from '../output.js';
 import { elideStart, renderColumns, type Cell, type Column } from '../../render/columns.js';
 
 export interface InspectOptions extends InputOptions {
@@ -75,7 +75,7 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
   const snapshot = await loadFromOptions(positional, opts, opts.output === 'text');
   const hasErrors = snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error'));
   if (opts.output === 'json') {
-    process.stdout.write(
+    writeJsonOut(
       renderJson(versioned('inspect', {
         files: snapshot.files.map((f) => ({
           path: f.path,
@@ -119,6 +119,6 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
     for (const d of diags.slice(0, 200)) lines.push(formatDiagnostic(d, c));
     if (diags.length > 200) lines.push(`… and ${diags.length - 200} more (use -o json)`);
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  writeOut(lines.join('\n') + '\n');
   return hasErrors ? ExitCode.Findings : ExitCode.Ok;
 }

@@ -1,7 +1,9 @@
 /** `kpx lint`: find broken and risky dataplane state; exit 1 when findings reach --fail-on. */
-import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { InputLimitError, inputLimits, readBoundedFile } from '../../load/input.js';
+import { fsReason } from '../../load/errors.js';
+import { printable } from '../../source/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { RULES, RULES_BY_ID } from '../../lint/index.js';
 import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } from '../../lint/run.js';
@@ -12,6 +14,7 @@ import { versioned } from '../../render/schemas/index.js';
 import { renderLintGithub, renderLintJson, renderLintText, renderRuleDocs, renderRuleList } from '../../render/lint.js';
 import { renderSarif } from '../../render/sarif.js';
 import { VERSION } from '../../version.js';
+import { writeOut, writeErr, writeJsonOut } from '../output.js';
 
 export interface LintCliOptions extends InputOptions {
   output: 'text' | 'json' | 'sarif' | 'github';
@@ -23,30 +26,55 @@ export interface LintCliOptions extends InputOptions {
   listRules?: boolean;
 }
 
-function readText(path: string, what: string): string {
+/** The most a --config file may hold: a few hundred rule settings are a few KiB. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** A --config or --baseline file, bounded (/dev/zero, a FIFO or a huge file is refused in one line). */
+function readText(path: string, what: string, maxBytes: number): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBoundedFile(path, maxBytes, `${what} ${printable(path, 4096)}`);
   } catch (e) {
-    throw new UsageError(`${what} ${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    if (e instanceof InputLimitError) throw new UsageError(e.message);
+    throw new UsageError(`${what} ${printable(path, 4096)}: cannot read (${fsReason(e)})`);
   }
 }
 
 /** Findings of a previous `kpx lint -o json` (older results without fingerprints too: theirs are computed). */
 export function readBaseline(path: string): BaselineEntry[] {
+  const text = readText(path, '--baseline', inputLimits().maxBytes);
   let data: unknown;
   try {
-    data = JSON.parse(readText(path, '--baseline'));
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`--baseline ${path}: not JSON (expected the output of kpx lint -o json)`);
+    data = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--baseline ${printable(path, 4096)}: not JSON (expected the output of kpx lint -o json)`);
   }
-  const findings = (data as { findings?: unknown })?.findings;
-  if (!Array.isArray(findings)) throw new UsageError(`--baseline ${path}: no "findings" array (expected the output of kpx lint -o json)`);
-  const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
-  return findings.filter(
-    (f): f is BaselineEntry =>
-      f && typeof f.ruleId === 'string' && typeof f.message === 'string' && optionalString(f.fingerprint) && optionalString(f.text) && optionalString(f.service),
-  );
+  const why = baselineShapeError(data);
+  if (why) throw new UsageError(`--baseline ${printable(path, 4096)}: ${why} (expected the output of kpx lint -o json)`);
+  return (data as { findings: BaselineEntry[] }).findings;
+}
+
+/**
+ * What is wrong with a baseline's shape, or undefined: an object whose `findings` are objects with
+ * a string ruleId and message (fingerprint, text and service strings when present), and whose
+ * `summary`, when present, counts findings. A baseline that is not one is refused whole: dropping
+ * the entries that do not fit would show their findings as new without saying why.
+ */
+export function baselineShapeError(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return 'not a JSON object';
+  const { findings, summary } = data as { findings?: unknown; summary?: unknown };
+  if (!Array.isArray(findings)) return 'no "findings" array';
+  for (let i = 0; i < findings.length; i++) {
+    const f = findings[i] as Record<string, unknown> | null;
+    const at = `finding ${i + 1}`;
+    if (f === null || typeof f !== 'object' || Array.isArray(f)) return `${at} is not an object`;
+    for (const k of ['ruleId', 'message']) if (typeof f[k] !== 'string') return `${at}: "${k}" is not a string`;
+    for (const k of ['fingerprint', 'text', 'service']) if (f[k] !== undefined && typeof f[k] !== 'string') return `${at}: "${k}" is not a string`;
+  }
+  if (summary !== undefined) {
+    if (summary === null || typeof summary !== 'object' || Array.isArray(summary)) return '"summary" is not an object';
+    for (const [k, v] of Object.entries(summary)) if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return `"summary.${printable(k, 40)}" is not a count`;
+  }
+  return undefined;
 }
 
 export async function lintAction(inputs: string[], opts: LintCliOptions): Promise<number> {
@@ -55,8 +83,8 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
     // `--list-rules --rule ID`: that rule's whole documentation (why, the fix, an example); otherwise the one-line catalogue.
     for (const id of opts.rule ?? []) if (!RULES_BY_ID.has(id)) throw new UsageError(`unknown rule ${id} (kpx lint --list-rules lists them)`);
     const chosen = opts.rule?.length ? RULES.filter((r) => opts.rule!.includes(r.id)) : RULES;
-    if (opts.output === 'json') process.stdout.write(renderJson(versioned('lint-rules', { rules: chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs })) })));
-    else process.stdout.write(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
+    if (opts.output === 'json') writeJsonOut(renderJson(versioned('lint-rules', { rules: chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs })) })));
+    else writeOut(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
     return ExitCode.Ok;
   }
   for (const id of [...(opts.rule ?? []), ...(opts.disable ?? [])]) {
@@ -65,7 +93,7 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   let config: LintConfig = { severities: {}, disable: [] };
   if (opts.config) {
     try {
-      config = parseConfig(readText(opts.config, '--config'), opts.config, new Set(RULES_BY_ID.keys()));
+      config = parseConfig(readText(opts.config, '--config', MAX_CONFIG_BYTES), opts.config, new Set(RULES_BY_ID.keys()));
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
       throw e;
@@ -78,7 +106,7 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   reportInputProblems(snapshot);
   const unknown = cannotTell(snapshot, 'what is wrong with this dataplane');
   if (unknown) {
-    process.stderr.write(unknown + '\n');
+    writeErr(unknown + '\n');
     return ExitCode.CannotTell;
   }
   const result = await lintSnapshot(snapshot, { only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
@@ -86,17 +114,17 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: RULES };
   switch (opts.output) {
     case 'json':
-      process.stdout.write(renderLintJson(report));
+      writeJsonOut(renderLintJson(report));
       break;
     case 'sarif':
-      process.stdout.write(renderSarif(findings, RULES.filter((r) => result.rules.includes(r.id)), { version: VERSION }));
+      writeJsonOut(renderSarif(findings, RULES.filter((r) => result.rules.includes(r.id)), { version: VERSION }));
       break;
     case 'github':
-      process.stdout.write(renderLintGithub(report));
+      writeOut(renderLintGithub(report));
       break;
     default:
-      process.stdout.write(renderLintText(report, c));
+      writeOut(renderLintText(report, c));
   }
-  if (baseline && opts.output === 'text') process.stderr.write(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);
+  if (baseline && opts.output === 'text') writeErr(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);
   return failsAt(findings, opts.failOn) ? ExitCode.Findings : ExitCode.Ok;
 }

@@ -4,7 +4,7 @@ import { resolveServices } from '../../kube/resolve.js';
 import { buildReport } from '../../report/index.js';
 import { serviceSelector } from './services.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { writeOutputFile } from '../output.js';
+import { writeOutputFile, writeOut, writeErr } from '../output.js';
 
 export interface ReportCliOptions extends InputOptions {
   output: string;
@@ -25,10 +25,10 @@ export async function reportAction(positional: string[], opts: ReportCliOptions)
     lint: opts.lint !== false,
     graphs: preds.map(([selector, p]) => ({ selector, services: res.services.filter(p) })),
   });
-  if (opts.output === '-') process.stdout.write(text);
+  if (opts.output === '-') writeOut(text);
   else {
     writeOutputFile(opts.output, text);
-    process.stderr.write(`kpx: wrote ${opts.output}\n`);
+    writeErr(`kpx: wrote ${opts.output}\n`);
   }
   return ExitCode.Ok;
 }

@@ -6,6 +6,7 @@ import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { writeOut, writeJsonOut } from '../output.js';
 
 export interface ReverseOptions extends InputOptions {
   output: 'text' | 'json';
@@ -17,7 +18,7 @@ export async function reverseAction(address: string, opts: ReverseOptions): Prom
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
   const res = await resolveServices(snapshot);
   const r = reverseLookup(snapshot, res, target);
-  if (opts.output === 'json') process.stdout.write(renderJson(versioned('reverse', r)));
-  else process.stdout.write(renderReverseText(r, chalkInit(colorEnabled(opts))));
+  if (opts.output === 'json') writeJsonOut(renderJson(versioned('reverse', r)));
+  else writeOut(renderReverseText(r, chalkInit(colorEnabled(opts))));
   return ExitCode.Ok;
 }

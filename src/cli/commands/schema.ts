@@ -2,15 +2,16 @@
 import { renderJson } from '../../render/json.js';
 import { SCHEMAS, SCHEMA_VERSION, type DocumentName } from '../../render/schemas/index.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { writeOut, writeJsonOut } from '../output.js';
 
 export async function schemaAction(name: string | undefined): Promise<number> {
   const names = Object.keys(SCHEMAS) as DocumentName[];
   if (name === undefined) {
     const width = Math.max(...names.map((n) => n.length));
-    process.stdout.write(names.map((n) => `${n.padEnd(width)}  v${SCHEMA_VERSION[n]}  ${SCHEMAS[n].command}`).join('\n') + '\n');
+    writeOut(names.map((n) => `${n.padEnd(width)}  v${SCHEMA_VERSION[n]}  ${SCHEMAS[n].command}`).join('\n') + '\n');
     return ExitCode.Ok;
   }
   if (!Object.hasOwn(SCHEMAS, name)) throw new UsageError(`no schema named ${name}: expected one of ${names.join(', ')}`);
-  process.stdout.write(renderJson(SCHEMAS[name as DocumentName].schema, { plain: true }));
+  writeJsonOut(renderJson(SCHEMAS[name as DocumentName].schema, { plain: true }));
   return ExitCode.Ok;
 }

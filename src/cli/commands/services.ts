@@ -10,7 +10,7 @@ import { renderServiceDetail, renderServicesTable, serviceJson } from '../../ren
 import { problemText } from '../../render/problems.js';
 import { parseIp, ipEquals } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { outputWidth } from '../output.js';
+import { outputWidth, writeOut, writeErr, writeJsonOut } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
@@ -57,7 +57,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   reportInputProblems(snapshot);
   const unknown = cannotTell(snapshot, 'which Services this node implements');
   if (unknown) {
-    process.stderr.write(unknown + '\n');
+    writeErr(unknown + '\n');
     return ExitCode.CannotTell;
   }
   const res = await resolveServices(snapshot);
@@ -88,24 +88,24 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
       ...(apiGiven ? { withoutRules: withoutRules.filter(selectWithoutRules(opts)).map(withoutRulesJson) } : {}),
     };
     // Each Service port is turned into its printed form a slice at a time (see writeJson).
-    if (opts.output === 'json') writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
-    else process.stdout.write(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence)) }));
+    if (opts.output === 'json') writeJson(parts, (text) => writeJsonOut(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
+    else writeJsonOut(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence)) }));
   }
   else if (opts.service) {
-    if (stale) process.stdout.write(`${stale}\n`);
+    if (stale) writeOut(`${stale}\n`);
     if (services.length === 0) {
       const explained = withoutRules.filter(selectWithoutRules(opts));
       if (explained.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
-      process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
+      writeOut(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
       return ExitCode.Ok;
     }
     // A Service without a selector: where its endpoints come from (or why there are none), from the API.
     const notes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
-    process.stdout.write(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n') + notes.map((n) => `${n}\n`).join(''));
+    writeOut(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n') + notes.map((n) => `${n}\n`).join(''));
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
-    process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}${notes}`);
+    writeOut(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}${notes}`);
   }
   return ExitCode.Ok;
 }

@@ -12,6 +12,8 @@ import { ExitCode } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { VERSION } from '../../version.js';
+import { writeErr, writeJsonOut } from '../output.js';
+import { renderJsonLine } from '../../render/json.js';
 
 export interface SummarizeOptions extends InputOptions {
   output: 'json';
@@ -32,13 +34,13 @@ export async function summarizeAction(positional: string[], opts: SummarizeOptio
   // A summary of nothing would read as "no Services" on the comparing side: say so here instead.
   const unknown = cannotTell(snapshot, 'which Services this node implements');
   if (unknown) {
-    process.stderr.write(unknown + '\n');
+    writeErr(unknown + '\n');
     return ExitCode.CannotTell;
   }
   const resolution = await resolveServices(snapshot);
   const linted = opts.lint === false ? [] : (await lintSnapshot(snapshot, {})).findings;
   const findings = (ref: EvidenceRefs) => linted.map((f) => findingRef(f, ref));
   const summary = nodeSummary({ node: opts.nodeName ?? snapshot.name, kpxVersion: VERSION, snapshot, resolution, modes: proxyModes(snapshot), findings });
-  process.stdout.write(`${JSON.stringify(summary)}\n`);
+  writeJsonOut(renderJsonLine(summary));
   return ExitCode.Ok;
 }

@@ -13,6 +13,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
+import { writeOut, writeErr, writeJsonOut } from '../output.js';
 
 export interface TraceCliOptions extends InputOptions {
   /** Unset: `pod`, or `external` for a NodePort target. */
@@ -73,7 +74,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   reportInputProblems(snapshot);
   const unknown = cannotTell(snapshot, `where ${destination} goes`, familyOf(target));
   if (unknown) {
-    process.stderr.write(unknown + '\n');
+    writeErr(unknown + '\n');
     return ExitCode.CannotTell;
   }
   const res = await resolveServices(snapshot);
@@ -84,20 +85,20 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
       const byApi = (await import('./trace-api-explain.js')).explainFromApi(target, snapshot);
       if (byApi) {
-        process.stdout.write(byApi.text);
+        writeOut(byApi.text);
         return byApi.exit;
       }
     }
     // An answer, not a trace of nothing: what is not here, and the nearest real targets.
-    if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces: [], noMatch: plan })));
-    else process.stdout.write(renderNoMatchText(plan, c));
+    if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace', { traces: [], noMatch: plan })));
+    else writeOut(renderNoMatchText(plan, c));
     return ExitCode.Ok;
   }
   // A Service name or NodePort resolved to a family without a ruleset (a dual-stack Service read from one family's dump).
   for (const p of plan.traces) {
     const none = cannotTell(snapshot, `where ${destination} goes`, p.dest.ip.family);
     if (none) {
-      process.stderr.write(none + '\n');
+      writeErr(none + '\n');
       return ExitCode.CannotTell;
     }
   }
@@ -120,12 +121,12 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces })));
+  if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace', { traces })));
   else {
     const stale = staleRulesNotice(snapshot);
-    if (stale) process.stdout.write(`${stale}\n`);
-    process.stdout.write(renderPlanHeader(target, plan.traces, c));
-    process.stdout.write(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
+    if (stale) writeOut(`${stale}\n`);
+    writeOut(renderPlanHeader(target, plan.traces, c));
+    writeOut(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
   }
   return ExitCode.Ok;
 }
