@@ -6,7 +6,7 @@
  * A node may also be a summary file (`kpx summarize -o json`, issue 20): it is read, not parsed,
  * and serves the comparison (`purpose: 'compare'`) only — it holds no rules to trace.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { detectFormat, InputError } from '../load/index.js';
 import { loadSnapshot, readSmallJson } from '../load/snapshot.js';
 import { inputLimits } from '../load/input.js';
+import { followLink, followSymlinks, MAX_DEPTH, MAX_ENTRIES } from '../load/bundle.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import type { ClusterNode, ClusterSnapshot } from './types.js';
@@ -114,21 +115,31 @@ function head(path: string): string {
   }
 }
 
-function entries(dir: string): { files: string[]; dirs: string[] } {
+/**
+ * The files and folders directly in `dir`, as the node walk would read them: a symlink only while
+ * it stays inside `root` (src/load/bundle.ts followLink), never into /proc, /sys or /dev; at most
+ * MAX_ENTRIES names.
+ */
+function entries(dir: string, root = realRoot(dir)): { files: string[]; dirs: string[] } {
   const files: string[] = [];
   const dirs: string[] = [];
   let names: string[];
   try {
-    names = readdirSync(dir).sort();
+    names = readdirSync(dir).sort().slice(0, MAX_ENTRIES);
   } catch {
     return { files, dirs };
   }
   for (const name of names) {
     if (name.startsWith('.')) continue;
     const p = join(dir, name);
-    let st;
+    let st: Stats;
     try {
-      st = statSync(p);
+      st = lstatSync(p);
+      if (st.isSymbolicLink()) {
+        const f = followLink(root, p, followSymlinks());
+        if (!('st' in f)) continue;
+        st = f.st;
+      }
     } catch {
       continue;
     }
@@ -136,6 +147,14 @@ function entries(dir: string): { files: string[]; dirs: string[] } {
     else if (st.isFile() && !IGNORED.test(name)) files.push(p);
   }
   return { files, dirs };
+}
+
+function realRoot(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /** Is this file a node summary (`kpx summarize -o json`, gzipped or not)? */
@@ -178,14 +197,26 @@ export function isClusterBundle(dir: string): boolean {
   return manifests >= 1 || summaries >= 1 || dumpDirs >= 2;
 }
 
+/** Bytes of a node folder's files, each directory once (a symlink loop is not walked twice), MAX_DEPTH deep at most. */
 function folderBytes(dir: string): number {
   let total = 0;
-  const walk = (d: string) => {
-    const { files, dirs } = entries(d);
-    for (const f of files) total += statSync(f).size;
-    for (const x of dirs) walk(x);
+  const root = realRoot(dir);
+  const seen = new Set<string>();
+  const walk = (d: string, depth: number) => {
+    const key = realRoot(d);
+    if (seen.has(key) || depth > MAX_DEPTH) return;
+    seen.add(key);
+    const { files, dirs } = entries(d, root);
+    for (const f of files) {
+      try {
+        total += statSync(f).size;
+      } catch {
+        // gone since it was listed: the walk will say so
+      }
+    }
+    for (const x of dirs) walk(x, depth + 1);
   };
-  walk(dir);
+  walk(dir, 0);
   return total;
 }
 

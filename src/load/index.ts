@@ -33,6 +33,11 @@ export interface RawInput {
   readonly unreadable?: string;
   /** The diagnostic code for `unreadable` (default input/unreadable): input/special-file, input/too-deep, input/too-large. */
   readonly unreadableCode?: string;
+  /**
+   * A bundle entry left out as not a dump (a note, a hidden file; `unreadable` says which): its
+   * first bytes are still sniffed, so that a dump under such a name is said, never read silently.
+   */
+  readonly leftOut?: boolean;
   /** Opens the entry's text as a stream (files on disk, stdin). */
   readonly open?: (limits: InputLimits, report: StreamReport) => TextStream;
   /** The whole text in one read, for readers that take it whole (./input.ts wholeFile(); undefined: join the stream's blocks). */
@@ -136,6 +141,13 @@ function bufferStream(buf: Buffer, limits: InputLimits, report: StreamReport): T
 
 const SNIFF_LINES = 200;
 
+/** The text with paste noise (prompts, fences, heredoc ends) blanked, line numbers kept (`---` stays: YAML's). */
+export function blankPasteNoise(text: string): string {
+  return splitInput(text)
+    .lines.map((l) => (/^\s*---/.test(l) || noiseKind(l) === undefined ? l : ''))
+    .join('\n');
+}
+
 /** The first lines that are content (paste noise skipped), for sniffing. */
 export function headLines(text: string): string[] {
   const head = text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text;
@@ -183,10 +195,47 @@ export async function readTextFile(input: RawInput, limits: InputLimits = inputL
 /** Decoded text sniffed before the format is known (headLines() looks at the first 64 KiB). */
 const HEAD_CHARS = 64 * 1024;
 
+/**
+ * How much a refusal weighs: a duplicate is no loss (its content is read under its first name);
+ * a link out of the bundle is the user's to follow; a note left out is only said.
+ */
+const SEVERITY: Readonly<Record<string, 'warning' | 'info'>> = { 'input/duplicate': 'warning', 'input/outside-bundle': 'warning', 'input/left-out': 'info' };
+
 /** The one-row result for an input that gave nothing (unreadable, refused). */
 function notRead(input: RawInput, code: string, message: string, format: ParsedFile['format'] = 'unknown', bytes = input.bytes): ParsedFile {
-  // A duplicate is no loss: its content is read under its first name.
-  return { path: input.path, bytes, format, diagnostics: [diagnostic(code === 'input/duplicate' ? 'warning' : 'error', code, message, input.path, 1, 1)] };
+  return { path: input.path, bytes, format, diagnostics: [diagnostic(SEVERITY[code] ?? 'error', code, message, input.path, 1, 1)] };
+}
+
+/**
+ * A file left out of a bundle as not a dump: listed with why; its first 64 KiB are sniffed (never
+ * parsed), and a dump recognised there is a warning, so that `.iptables-save` is not silently unread.
+ */
+async function leftOutRow(input: RawInput, limits: InputLimits): Promise<ParsedFile> {
+  const why = input.unreadable ?? 'not a dump';
+  let format: FormatId | undefined;
+  if (input.open) {
+    const blocks = input.open(limits, { bytes: 0, gzip: false })[Symbol.asyncIterator]();
+    try {
+      let head = '';
+      while (head.length < HEAD_CHARS) {
+        const r = await blocks.next();
+        if (r.done) break;
+        head += r.value;
+      }
+      format = detectFormat(head);
+    } catch {
+      // unreadable: it was left out anyway
+    } finally {
+      try {
+        await blocks.return?.();
+      } catch {
+        // closing a stream that failed
+      }
+    }
+  }
+  if (format === undefined) return notRead(input, 'input/left-out', `left out: ${why}`);
+  const d = diagnostic('warning', 'input/left-out', `left out, though its content looks like a dump (${format}): ${why}`, input.path, 1, 1);
+  return { path: input.path, bytes: input.bytes, format: 'unknown', diagnostics: [d] };
 }
 
 /** Why reading failed, as a diagnostic's code and message; undefined for a bug (rethrown). */
@@ -205,6 +254,7 @@ function readFailure(e: unknown): { code: string; message: string } | undefined 
  * too big or inflates too much, with a message naming the limit; the other inputs are still read.
  */
 export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress, limits: InputLimits = inputLimits()): Promise<ParsedFile> {
+  if (input.leftOut) return leftOutRow(input, limits);
   if (input.unreadable !== undefined) {
     const code = input.unreadableCode ?? 'input/unreadable';
     return notRead(input, code, code === 'input/unreadable' ? `cannot read: ${input.unreadable}` : input.unreadable);

@@ -2,8 +2,9 @@
  * Parsed files → one NodeSnapshot. Also answers what the snapshot can and cannot say:
  * which proxy modes it shows and which dumps are missing for which questions.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { inside } from './bundle.js';
 import type { ParsedFile } from './index.js';
 import { InputError, parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
@@ -150,7 +151,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
 }
 
 /** Diagnostics of an input that was not read at all (the input layer's refusals and read errors). */
-const NOT_READ = new Set(['input/unreadable', 'input/too-large', 'input/special-file', 'input/symlink-loop', 'input/too-deep', 'input/duplicate']);
+const NOT_READ = new Set(['input/unreadable', 'input/too-large', 'input/special-file', 'input/symlink-loop', 'input/too-deep', 'input/too-many-entries', 'input/duplicate']);
 
 /**
  * A small JSON file of a bundle (kpx's manifest.json): only a regular file, only up to 4 MiB, so
@@ -158,6 +159,8 @@ const NOT_READ = new Set(['input/unreadable', 'input/too-large', 'input/special-
  */
 export function readSmallJson(path: string): unknown {
   try {
+    // A manifest that is a link out of its folder is not the bundle's (and not read: it could be anything).
+    if (lstatSync(path).isSymbolicLink() && !inside(realpathSync(dirname(path)), realpathSync(path))) return undefined;
     const st = statSync(path);
     if (!st.isFile() || st.size > 4 * 1024 * 1024) return undefined;
     return JSON.parse(readFileSync(path, 'utf8')) as unknown;

@@ -8,12 +8,12 @@
  * The heaviest cases (a real 600 MB file on disk, and 600 MB through a pipe) run only with
  * CI=true or KPX_FAULT_HEAVY=1; the rest stays within a couple of minutes.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_ENTRIES, hostileBundle, manyTinyFiles, ruleBomb, sparseFile, zeroBomb } from './hostile.js';
+import { HOSTILE_ENTRIES, goodFiles, hostileBundle, manyTinyFiles, ruleBomb, sparseFile, zeroBomb } from './hostile.js';
 import { bugs, runKpx, type Run } from './run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -229,6 +229,38 @@ describe('odd inputs', () => {
       expect(f.format, p).toBe('unknown');
       expect(f.bytes, p).toBeGreaterThan(0);
     }
+  });
+
+  it('links out of a bundle (to /, /etc, a dump elsewhere): listed, not walked or read; --follow-symlinks reads the dump; redact never copies it', async () => {
+    const dir = join(tmp, 'links');
+    goodFiles(SAMPLE, dir);
+    symlinkSync('/', join(dir, 'root'));
+    symlinkSync('/etc', join(dir, 'etc'));
+    const elsewhere = join(tmp, 'elsewhere-route.txt');
+    writeFileSync(elsewhere, readFileSync(join(SAMPLE, 'ip-route.txt'), 'utf8').replace(/10\.244\./g, '10.245.'));
+    symlinkSync(elsewhere, join(dir, 'other-route.txt'));
+    const r = await runKpx(tmp, ['services', '-i', dir, '-o', 'json'], { timeoutMs: 60_000 });
+    clean(r, 'services');
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { services: unknown[] }).services).toHaveLength(sampleServices);
+    for (const n of ['root', 'etc', 'other-route.txt']) expect(r.stderr).toContain(`${join(dir, n)}: a symlink to`);
+    const i = await runKpx(tmp, ['inspect', dir, '-o', 'json'], { timeoutMs: 60_000 });
+    const files = (JSON.parse(i.stdout) as { files: { path: string; format: string; diagnostics: { code: string }[] }[] }).files;
+    // One row per link: nothing under / or /etc.
+    expect(files.filter((f) => !f.path.startsWith(dir))).toEqual([]);
+    expect(files.filter((f) => f.diagnostics.some((d) => d.code === 'input/outside-bundle')).map((f) => f.path).sort()).toEqual(['etc', 'other-route.txt', 'root'].map((n) => join(dir, n)));
+    // Asked: the dump elsewhere is read (root and etc removed: following / is bounded, not quick).
+    rmSync(join(dir, 'root'));
+    rmSync(join(dir, 'etc'));
+    const f = await runKpx(tmp, ['inspect', dir, '-o', 'json', '--follow-symlinks'], { timeoutMs: 60_000 });
+    const followed = (JSON.parse(f.stdout) as { files: { path: string; format: string }[] }).files.find((x) => x.path === join(dir, 'other-route.txt'));
+    expect(followed?.format).toBe('ip-route');
+    // redact never copies it, asked or not.
+    const red = out('links-redacted');
+    const x = await runKpx(tmp, ['redact', dir, '-o', red, '--key', 'k', '--follow-symlinks']);
+    clean(x, 'redact');
+    expect(existsSync(join(red, 'other-route.txt'))).toBe(false);
+    expect(x.stderr).toMatch(/other-route\.txt: a symlink to .*outside the bundle.*not in the redacted copy/);
   });
 
   it('stdin closed: dump, services and inspect of - say so, exit 2 or 3, no stack trace', async () => {
