@@ -1,12 +1,23 @@
-/** Redact dump files and bundle directories into an output directory (see ./index.ts). */
+/**
+ * Redact dump files and bundle directories into an output directory (see ./index.ts).
+ *
+ * A bundle is walked as kpx reads it (src/load/bundle.ts), never following a link out of it —
+ * even with --follow-symlinks, a file from outside the bundle is never copied into what is
+ * shared. Only dumps kpx recognises are copied, each rewritten as its format says
+ * (./formats.ts); kpx's manifest is rewritten field by field; notes, hidden files, files kpx
+ * does not recognise and entries it cannot read are listed as left out (their text could hold
+ * anything). Names and networks are learned from every file before any is rewritten, so the
+ * same value gets the same token in every file.
+ */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadSnapshot } from '../load/snapshot.js';
-import { fileInput, fsReason, readTextFile, type RawInput } from '../load/index.js';
+import { detectFormat, fileInput, fsReason, readTextFile, type RawInput } from '../load/index.js';
 import { walkBundle } from '../load/bundle.js';
 import { InputLimitError } from '../load/input.js';
 import { resolveServices } from '../kube/resolve.js';
 import { Redactor } from './index.js';
+import { redactFormat, type RedactFormat } from './formats.js';
 
 export interface RedactFilesOptions {
   readonly key: string;
@@ -19,62 +30,128 @@ export interface RedactedFile {
   readonly bytes: number;
 }
 
-/** A bundle entry left out of the redacted copy, and why (a FIFO, a symlink loop, over a limit…). */
+/** A bundle entry left out of the redacted copy, and why (a FIFO, a symlink loop, over a limit, not a dump…). */
 export interface SkippedFile {
   readonly input: string;
   readonly why: string;
 }
 
-/** Every input file and where its redacted copy goes (directories keep their layout). */
-export function plan(paths: readonly string[], outDir: string): { input: string; output: string; source: RawInput }[] {
-  const out: { input: string; output: string; source: RawInput }[] = [];
+interface Planned {
+  readonly input: string;
+  readonly output: string;
+  readonly source: RawInput;
+  /** kpx's manifest.json, rewritten field by field. */
+  readonly manifest: boolean;
+}
+
+/** Every input file and where its redacted copy goes (directories keep their layout); the rest, with why it is left out. */
+export function plan(paths: readonly string[], outDir: string, skipped: SkippedFile[] = []): Planned[] {
+  const out: Planned[] = [];
   const used = new Set<string>();
   for (const p of paths) {
     const st = statSync(p);
-    const files: [RawInput, string][] = [];
+    const files: [RawInput, string, boolean][] = [];
     if (st.isDirectory()) {
-      // The bundle's entries as kpx reads them: special files, loops and unreadable entries are listed, not opened.
       const list: RawInput[] = [];
-      walkBundle(p, list, { all: true });
-      for (const f of list) files.push([f, paths.length > 1 ? join(basename(p), relative(p, f.path)) : relative(p, f.path)]);
-    } else files.push([fileInput(p, st.isFile() ? st.size : 0), basename(p)]);
-    for (const [source, rel] of files) {
-      const input = source.path;
+      // Never out of the bundle, whatever --follow-symlinks says: what is shared comes from the bundle only.
+      walkBundle(p, list, { followOutside: false });
+      for (const f of list) {
+        const rel = paths.length > 1 ? join(basename(p), relative(p, f.path)) : relative(p, f.path);
+        const isManifest = f.leftOut === true && basename(f.path) === 'manifest.json';
+        if (f.unreadable !== undefined && !isManifest) skipped.push({ input: f.path, why: f.unreadable });
+        else files.push([isManifest ? fileInput(f.path, f.bytes) : f, rel, isManifest]);
+      }
+    } else files.push([fileInput(p, st.isFile() ? st.size : 0), basename(p), false]);
+    for (const [source, rel, manifest] of files) {
       let name = rel.replace(/\.gz$/, '');
       for (let i = 2; used.has(name); i++) name = rel.replace(/\.gz$/, '').replace(/(\.[^./]*)?$/, `-${i}$1`);
       used.add(name);
-      out.push({ input, output: join(outDir, name), source });
+      out.push({ input: source.path, output: join(outDir, name), source, manifest });
     }
   }
   return out;
 }
 
-/** Learn hashes and host names from the inputs as kpx reads them, then rewrite every file. */
-export async function redactFiles(paths: readonly string[], outDir: string, opts: RedactFilesOptions, skipped: SkippedFile[] = []): Promise<RedactedFile[]> {
+/** A read that failed as the user's problem (a limit, the file system, not gzip): its reason; a bug is rethrown. */
+function readFailure(e: unknown, input: string): string {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (e instanceof InputLimitError) return e.message;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return fsReason(e);
+  if (e instanceof Error && e.message.startsWith(`${input}: `)) return e.message.slice(input.length + 2);
+  throw e;
+}
+
+/** Networks (`addr/len`, host bits zero) of a text: their own addresses keep mapping to the network's address. */
+const NETWORK = /(?<![\w.:])(\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7})\/(\d{1,3})(?![\w.])/g;
+
+export interface RedactResult {
+  readonly files: RedactedFile[];
+  /** The redactor, with everything it learned (tests map original values through it). */
+  readonly redactor: Redactor;
+}
+
+/**
+ * Learn from the inputs as kpx reads them (hashes, names, networks), then rewrite every dump.
+ * `write(path, text)`: where each redacted file goes (default: the file system).
+ */
+export async function redactBundle(
+  paths: readonly string[],
+  outDir: string,
+  opts: RedactFilesOptions,
+  skipped: SkippedFile[] = [],
+  write: (path: string, text: string) => void = writeRedacted,
+): Promise<RedactResult> {
   const redactor = new Redactor({ key: opts.key, hostnames: opts.hostnames ?? [] });
+  const files = plan(paths, outDir, skipped);
+  // Which files are dumps (and of what format); the rest is not copied.
+  const dumps: (Planned & { format: RedactFormat })[] = [];
+  for (const f of files) {
+    let text: string;
+    try {
+      text = await readTextFile(f.source);
+    } catch (e) {
+      skipped.push({ input: f.input, why: readFailure(e, f.input) });
+      continue;
+    }
+    const format = f.manifest ? 'manifest' : text.trim() === '' ? 'empty' : detectFormat(text);
+    if (format === undefined) {
+      skipped.push({ input: f.input, why: 'not a dump kpx reads: not copied (its text could hold anything)' });
+      continue;
+    }
+    // 1. Networks, before any address is mapped.
+    for (const m of text.matchAll(NETWORK)) redactor.ips.learnNetwork(m[1], Number(m[2]));
+    dumps.push({ ...f, format });
+  }
+  // 2. Hashes and names from the model kpx reads.
   const snapshot = await loadSnapshot(paths);
   redactor.learn(snapshot, await resolveServices(snapshot));
-  const files = plan(paths, outDir);
-  // Manifests first: they name the host, which other files may repeat.
-  const texts: ((typeof files)[number] & { text: string })[] = [];
-  for (const f of files) {
-    try {
-      texts.push({ ...f, text: await readTextFile(f.source) });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException)?.code;
-      if (e instanceof InputLimitError) skipped.push({ input: f.input, why: e.message });
-      else if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) skipped.push({ input: f.input, why: fsReason(e) });
-      else if (e instanceof Error && e.message.startsWith(`${f.input}: `)) skipped.push({ input: f.input, why: e.message.slice(f.input.length + 2) });
-      else throw e;
+  // 3. Every file rewritten once to learn the names only its format knows (host names in sysctl,
+  //    log prefixes, netns names…), so that the copy written next uses them in every file.
+  const texts = async function* () {
+    for (const f of dumps) {
+      try {
+        yield { f, text: await readTextFile(f.source) };
+      } catch (e) {
+        skipped.push({ input: f.input, why: readFailure(e, f.input) });
+      }
     }
-  }
-  for (const f of texts) if (basename(f.input) === 'manifest.json') redactor.json(f.text);
+  };
+  for await (const { f, text } of texts()) redactFormat(redactor, f.format, text);
   const written: RedactedFile[] = [];
-  for (const f of texts) {
-    const out = basename(f.input) === 'manifest.json' || f.input.endsWith('.json') ? redactor.json(f.text) : redactor.text(f.text);
-    mkdirSync(dirname(f.output), { recursive: true });
-    writeFileSync(f.output, out);
+  for await (const { f, text } of texts()) {
+    const out = redactFormat(redactor, f.format, text);
+    write(f.output, out);
     written.push({ input: f.input, output: f.output, bytes: Buffer.byteLength(out) });
   }
-  return written;
+  return { files: written, redactor };
+}
+
+function writeRedacted(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** redactBundle() for callers that need only the files written. */
+export async function redactFiles(paths: readonly string[], outDir: string, opts: RedactFilesOptions, skipped: SkippedFile[] = []): Promise<RedactedFile[]> {
+  return (await redactBundle(paths, outDir, opts, skipped)).files;
 }

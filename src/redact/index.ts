@@ -1,20 +1,26 @@
 /**
- * `kpx redact`: rewrite dumps so they can be shared, consistently (same key → same output), and
- * so that kpx still reads them the same way: same Services, states, endpoint counts and shares,
- * lint findings and trace shapes, with
+ * `kpx redact`: rewrite dumps so they can be shared, consistently (same key → same output; the
+ * same value gets the same token in every file of the bundle), and so that kpx still reads them
+ * the same way: same Services, states, endpoint counts and shares, lint findings and trace
+ * shapes. What it replaces:
  *  - IP addresses (v4 and v6, with prefixes) through a keyed prefix-preserving permutation
- *    (./ip.ts): subnets, containment and address classes are kept;
- *  - namespaces and Service names through keyed pseudonyms (`ns-…`, `svc-…`), except a few
- *    well-known ones (default, kube-system, kubernetes, kube-dns…);
+ *    (./ip.ts): subnets, containment and address classes are kept, and a network's own address
+ *    stays its network's address (`10.244.0.0/24 via 10.244.0.0` stays a route via the network);
+ *  - names through keyed pseudonyms, one kind each (`ns-…`, `svc-…`, `pod-…`, `host-…` for host
+ *    and node names, `zone-…`, `netns-…`, `label-…`, `name-…`), except a few well-known ones
+ *    (default, kube-system, kubernetes, kube-dns…);
  *  - kube-proxy chain names recomputed from the redacted names (KUBE-SVC/SVL/EXT/FW/XLB-<hash>
  *    from `ns/name:port` + protocol, KUBE-SEP-<hash> with the redacted endpoint, nftables
  *    `service-<hash>-ns/name/proto/port` and `endpoint-…__ip/port`), so hashes still verify —
  *    and a hash that did not verify before still does not;
- *  - MAC addresses (locally administered, multicast bit kept), host names (from manifest.json
- *    and `kernel.hostname`), and comments that are not kube-proxy's or a known agent's.
+ *  - MAC addresses (locally administered, multicast bit kept), and comments and other free text
+ *    that are not kube-proxy's or a known agent's.
  *
- * The rewriting is textual (a single scan per line with one combined expression), so every
- * format kpx reads is covered, and lines kpx cannot parse are still redacted.
+ * This module rewrites text (a single scan per line with one combined expression, so lines kpx
+ * cannot parse are still redacted); ./formats.ts knows each format's other fields that carry
+ * names (sysctl host names, netns names, log pairs, API objects, …), and ./bundle.ts learns the
+ * bundle's names and networks before anything is rewritten. Names learned anywhere that are
+ * distinctive (see distinctive()) are replaced wherever they appear as a word, in every file.
  */
 import { createHmac } from 'node:crypto';
 import { parseServiceComment } from '../kube/comments.js';
@@ -29,6 +35,42 @@ export { IpMapper } from './ip.js';
 /** Names that say nothing about whose cluster this is: kept as they are. */
 export const KEPT_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
 export const KEPT_NAMES: ReadonlySet<string> = new Set(['kubernetes', 'kube-dns']);
+
+/** What a name names: each kind has its own pseudonyms (`ns-…`, `svc-…`, `host-…`). */
+export type NameKind = 'ns' | 'svc' | 'pod' | 'host' | 'zone' | 'netns' | 'label' | 'name';
+
+const KEPT_BY_KIND: Readonly<Record<NameKind, ReadonlySet<string>>> = {
+  ns: KEPT_NAMESPACES,
+  svc: KEPT_NAMES,
+  pod: new Set(),
+  // `(none)`: what the kernel says when no domain name is set.
+  host: new Set(['localhost', 'node', 'kpx', '(none)']),
+  zone: new Set(),
+  netns: new Set(),
+  label: new Set(),
+  name: new Set(['kube-proxy', 'kube-proxy-config', 'kube-dns', 'coredns', 'kubernetes']),
+};
+
+/**
+ * Words every dump format uses as vocabulary: never replaced as words, whatever a bundle names
+ * with them (a namespace called `iptables` is still replaced where it is a name: comments, API
+ * objects, log pairs).
+ */
+const RESERVED = new Set([
+  ...KEPT_NAMESPACES, ...KEPT_NAMES, 'kube-proxy', 'kube-ipvs0', 'localhost', 'iptables', 'ip6tables', 'nftables', 'kubernetes', 'masquerade',
+  'loopback', 'multicast', 'broadcast', 'promiscuity', 'cluster.local', 'svc.cluster.local', 'endpoints', 'endpointslice', 'nodeport',
+  'clusterip', 'loadbalancer', 'external', 'internal', 'forwarding', 'kubelet', 'containerd', 'flannel.1', 'vxlan.calico', 'cni-podman0',
+  'protocol', 'interface', 'unreachable', 'blackhole', 'prohibit', 'throw', 'default', 'permanent', 'dynamic', 'noprefixroute',
+]);
+
+/**
+ * Is this name distinctive enough to replace wherever it appears as a word (in every file, not only
+ * where a format puts names)? Long enough, with a letter, and either long or holding a digit, dot,
+ * dash or underscore (`acme-node-7`, `payments`, not `web` or `api`), and no format's vocabulary.
+ */
+export function distinctive(name: string): boolean {
+  return name.length >= 4 && name.length <= 253 && /[a-z]/i.test(name) && (/[-._0-9]/.test(name) || name.length >= 8) && !RESERVED.has(name.toLowerCase()) && !/^[0-9a-f:.]+$/i.test(name);
+}
 
 /** Comments kept (after their names and addresses are redacted): kube-proxy's, kubelet's, CNIs'. */
 const SAFE_COMMENT =
@@ -57,19 +99,21 @@ const joinHostPort = (ip: string, port: number) => (ip.includes(':') ? `[${ip}]`
 
 /**
  * One combined scanner. Alternatives, tried in this order at each position:
- *  1. `--comment "…"` / `--comment word` (iptables), `comment "…"` (nft, ipset)
+ *  1. `--comment "…"` / `--comment word`, `--log-prefix "…"` (iptables), `comment "…"`, `log prefix "…"` (nft, ipset)
  *  2. kube-proxy iptables chains  3. kube-proxy nftables object names  4. MAC  5. IPv6  6. IPv4
  */
-const COMMENT_ALTS = String.raw`(--comment\s+)("(?:[^"\\]|\\.)*"|[^\s"]+)|(\bcomment\s+)("(?:[^"\\]|\\.)*")`;
+const COMMENT_ALTS = String.raw`(--comment\s+|--(?:nf)?log-prefix\s+)("(?:[^"\\]|\\.)*"|[^\s"]+)|(\b(?:comment|prefix)\s+)("(?:[^"\\]|\\.)*")`;
 const CHAIN = String.raw`\bKUBE-(SVC|SVL|EXT|FW|XLB|SEP)-([A-Z2-7]{16})\b`;
 const NFT_NAME = String.raw`(?<![\w-])((?:service|local|external|firewall|endpoint|affinity)-[A-Z2-7]{8}-[^\s,{}"';]+)`;
 const MAC = String.raw`(?<![0-9a-fA-F:])([0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5})(?![0-9a-fA-F:])`;
 const V6 = String.raw`(?<![\w:.])([0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7})(?:\/(\d{1,3}))?(?![\w:.])`;
 const V4 = String.raw`(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,2}))?(?![\w]|\.\d)`;
-const SVC_REF = String.raw`(?<=^|[\s"(])([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\/([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?::([-a-zA-Z0-9]*))?(?=$|[\s"),])`;
+// Namespaces and Service names are DNS labels (no dots): `kubernetes.io/service-name` is not one.
+const SVC_REF = String.raw`(?<=^|[\s"(])([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\/([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)(?::([-a-zA-Z0-9]*))?(?=$|[\s"),:])`;
 
 const MAIN = new RegExp(`${COMMENT_ALTS}|${CHAIN}|${NFT_NAME}|${MAC}|${V6}|${V4}`, 'g');
 const IN_COMMENT = new RegExp(`${CHAIN}|${NFT_NAME}|${MAC}|${V6}|${V4}|${SVC_REF}`, 'g');
+const FREE = new RegExp(`${COMMENT_ALTS}|${CHAIN}|${NFT_NAME}|${MAC}|${V6}|${V4}|${SVC_REF}`, 'g');
 
 export class Redactor {
   readonly ips: IpMapper;
@@ -77,8 +121,12 @@ export class Redactor {
   private readonly sepHashes = new Map<string, SepIdentity>();
   private readonly names = new Map<string, string>();
   private readonly taken = new Set<string>();
-  private readonly hosts = new Map<string, string>();
-  private hostRe: RegExp | undefined;
+  /**
+   * Distinctive names learned anywhere → their pseudonyms: replaced as words in every file. (A
+   * short plain word — `web`, `api` — is replaced only where a format puts a name: as a word it
+   * could be the format's own vocabulary, or a log message kpx reads.)
+   */
+  private readonly words = new Map<string, string>();
 
   constructor(private readonly opts: RedactorOptions) {
     this.ips = new IpMapper(`${opts.key}|ip`);
@@ -93,6 +141,8 @@ export class Redactor {
   learn(snapshot: NodeSnapshot, res: Resolution): void {
     const protos = ['tcp', 'udp', 'sctp'];
     const addSvc = (ns: string, name: string, portName: string | null) => {
+      this.name('ns', ns);
+      this.name('svc', name);
       const spn = servicePortName(ns, name, portName);
       for (const p of protos) this.svcHashes.set(portProtoHash(spn, p), { namespace: ns, name, portName, protocol: p });
     };
@@ -116,25 +166,56 @@ export class Redactor {
         }
       }
     }
-    const host = snapshot.sysctls.get('kernel.hostname')?.value;
-    if (host) this.addHostname(host);
+    for (const a of snapshot.api ? [snapshot.api] : []) {
+      for (const s of a.services) {
+        this.name('ns', s.namespace);
+        this.name('svc', s.name);
+      }
+      for (const s of a.slices) {
+        this.name('ns', s.namespace);
+        if (s.serviceName) this.name('svc', s.serviceName);
+        for (const e of s.endpoints) {
+          if (e.nodeName) this.addHostname(e.nodeName);
+          if (e.zone) this.name('zone', e.zone);
+        }
+      }
+      for (const n of a.nodes) {
+        this.addHostname(n.name);
+        if (n.zone) this.name('zone', n.zone);
+      }
+      for (const p of a.pods) {
+        this.name('ns', p.namespace);
+        this.name('pod', p.name);
+        if (p.nodeName) this.addHostname(p.nodeName);
+      }
+    }
+    for (const i of snapshot.interfaces) if (i.linkNetns) this.name('netns', i.linkNetns);
+    for (const key of ['kernel.hostname', 'kernel.domainname']) {
+      const v = snapshot.sysctls.get(key)?.value;
+      if (v) this.addHostname(v);
+    }
     if (snapshot.name && snapshot.name !== 'node') this.addHostname(snapshot.name);
   }
 
+  /** A host or node name (and, for a dotted name, its first label): `host-…` wherever it appears. */
   addHostname(h: string): void {
-    if (!h || h.length < 2 || this.hosts.has(h) || /^(localhost|node|kpx)$/.test(h)) return;
-    this.hosts.set(h, `host-${this.pseudonym(`host|${h}`, 8)}`);
-    const esc = [...this.hosts.keys()].sort((a, b) => b.length - a.length).map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    this.hostRe = new RegExp(`(?<![\\w.-])(${esc.join('|')})(?![\\w-]|\\.\\w)`, 'g');
+    if (!h || h.length < 2) return;
+    this.name('host', h);
+    const first = h.split('.')[0];
+    if (first !== h && first.length >= 2) this.name('host', first);
   }
 
   private pseudonym(what: string, chars: number): string {
     return base32(this.hmac(what)).slice(0, chars).toLowerCase();
   }
 
-  /** A namespace or Service name → its pseudonym (injective: a collision takes more characters). */
-  name(kind: 'ns' | 'svc', original: string): string {
-    if ((kind === 'ns' ? KEPT_NAMESPACES : KEPT_NAMES).has(original)) return original;
+  /**
+   * A name → its pseudonym (injective: a collision takes more characters). Kept names (default,
+   * kube-system, kubernetes…) stay. A distinctive() name is also replaced as a word everywhere.
+   */
+  name(kind: NameKind, original: string): string {
+    // A pseudonym met again (text rewritten twice) stays what it is.
+    if (KEPT_BY_KIND[kind].has(original) || this.taken.has(original)) return original;
     const k = `${kind}|${original}`;
     let out = this.names.get(k);
     if (out) return out;
@@ -144,7 +225,43 @@ export class Redactor {
     }
     this.taken.add(out);
     this.names.set(k, out);
+    if (distinctive(original) && !this.words.has(original)) this.words.set(original, out);
     return out;
+  }
+
+  /** Free text (a log message, a note, an alias, a value kpx does not read): `redacted-…`, same text same token. */
+  opaque(text: string): string {
+    return `redacted-${this.pseudonym(`text|${text}`, 8)}`;
+  }
+
+  /** Replace the distinctive names learned where they appear as words. */
+  private replaceWords(text: string): string {
+    const dict = this.words;
+    if (dict.size === 0) return text;
+    return text.replace(WORD, (w) => {
+      const hit = dict.get(w);
+      if (hit !== undefined) return hit;
+      if (!/[./]/.test(w)) return w;
+      // `web-7.corp.example`, `checkout.shop.svc`: each part on its own.
+      return w.replace(/[^./]+/g, (part) => dict.get(part) ?? part);
+    });
+  }
+
+  /**
+   * Free text (a log message, an error): comments, chains, addresses, MACs and `ns/name`
+   * references redacted, and the distinctive names learned; its prose is kept.
+   */
+  freeText(text: string): string {
+    const out = text.replace(FREE, (m, ...rest: unknown[]) => {
+      const g = rest.slice(0, 15) as (string | undefined)[];
+      if (g[0] !== undefined) return g[0] + this.quotedComment(g[1]!);
+      if (g[2] !== undefined) return g[2] + this.quotedComment(g[3]!);
+      const c = this.common(g, 4);
+      if (c !== undefined) return c;
+      if (g[12] !== undefined) return `${this.name('ns', g[12])}/${this.name('svc', g[13]!)}${g[14] !== undefined ? `:${g[14]}` : ''}`;
+      return m;
+    });
+    return this.replaceWords(out);
   }
 
   mac(text: string): string {
@@ -216,7 +333,7 @@ export class Redactor {
     return undefined;
   }
 
-  /** A comment's text (unquoted): names, addresses and chains redacted; foreign prose replaced. */
+  /** A comment's text (unquoted): names, addresses and chains redacted; prose that is not kube-proxy's or a known agent's replaced. */
   comment(text: string): string {
     let sawService = false;
     const out = text.replace(IN_COMMENT, (m, ...rest: unknown[]) => {
@@ -229,7 +346,7 @@ export class Redactor {
       }
       return m;
     });
-    if (sawService || SAFE_COMMENT.test(text.trim()) || text.trim() === '') return out;
+    if (sawService || SAFE_COMMENT.test(text.trim()) || text.trim() === '' || /^redacted-[a-z2-7]{8,}$/.test(text)) return this.replaceWords(out);
     return `redacted-${this.pseudonym(`comment|${text}`, 8)}`;
   }
 
@@ -242,17 +359,16 @@ export class Redactor {
 
   /** Redact one file's text. */
   text(input: string): string {
-    let out = input.replace(MAIN, (m, ...rest: unknown[]) => {
+    const out = input.replace(MAIN, (m, ...rest: unknown[]) => {
       const g = rest.slice(0, 12) as (string | undefined)[];
       if (g[0] !== undefined) return g[0] + this.quotedComment(g[1]!);
       if (g[2] !== undefined) return g[2] + this.quotedComment(g[3]!);
       return this.common(g, 4) ?? m;
     });
-    if (this.hostRe) out = out.replace(this.hostRe, (h) => this.hosts.get(h) ?? h);
-    return out;
+    return this.replaceWords(out);
   }
 
-  /** manifest.json of a kpx bundle: the host name and the text of every string redacted. */
+  /** manifest.json of a kpx bundle: the host name (learned first) and the text of every string redacted. */
   json(input: string): string {
     try {
       const v = JSON.parse(input) as unknown;
@@ -265,3 +381,6 @@ export class Redactor {
     }
   }
 }
+
+/** A word as names are written (DNS names, labels, host names with dots). */
+const WORD = /[A-Za-z0-9][A-Za-z0-9_.-]*/g;

@@ -12,7 +12,15 @@
  *    documentation nets, fe80::/64, fc00::/7, 2001:db8::/32, ::ffff:0:0/96.
  * A block is kept by never flipping a bit while the input is still inside the block's prefix;
  * the map stays a bijection and maps each block onto itself. Addresses outside every block
- * keep the few leading bits they share with the blocks (a documented leak, see redact README).
+ * keep the few leading bits they share with the blocks (a documented leak, see docs/commands/redact.md).
+ *
+ * Networks stay networks, and a network's own address stays its network's address: a network
+ * learned before mapping (learnNetwork: every `addr/len` of the bundle with its host bits zero)
+ * never has a bit flipped below its prefix along its own all-zero path (nor its all-one path: the
+ * broadcast address stays the broadcast address), so `10.244.0.0` maps to the mapped network's
+ * first address wherever it appears (`10.244.0.0/24 via 10.244.0.0`, as
+ * flannel writes routes, stays a route via the network's own address). Any choice of flips gives
+ * a prefix-preserving bijection; this one only fixes the flips on those paths.
  */
 import { createHmac } from 'node:crypto';
 import { formatIp, parseIp, type Ip } from '../model/addr.js';
@@ -56,8 +64,25 @@ function inBlock(ip: Ip, b: Block): boolean {
 export class IpMapper {
   private readonly cache = new Map<string, bigint>();
   private readonly bitCache = new Map<string, number>();
+  /** `family/len/prefix` of every prefix on a learned network's all-zero (or all-one) host path: never flipped. */
+  private readonly zeroPaths = new Set<string>();
 
   constructor(private readonly key: string) {}
+
+  /**
+   * A network seen in the inputs (host bits zero): its address will map to the mapped network's
+   * address. Must be called before any address is mapped (the map is fixed by its first use).
+   */
+  learnNetwork(addr: string, len: number): void {
+    const ip = parseIp(addr);
+    if (!ip || this.cache.size > 0) return;
+    const bits = bitsOf(ip.family);
+    if (len <= 0 || len >= bits) return;
+    const hostMask = (1n << BigInt(bits - len)) - 1n;
+    if ((ip.value & hostMask) !== 0n) return;
+    // The network's address and its broadcast address (all host bits one) both stay what they are for the mapped network.
+    for (const end of [ip.value, ip.value | hostMask]) for (let l = len; l < bits; l++) this.zeroPaths.add(`${ip.family}/${l}/${(end >> BigInt(bits - l)).toString(16)}`);
+  }
 
   /** Is the first `len` bits of `value` a proper prefix of a kept/verbatim block's prefix? */
   private frozen(family: 4 | 6, value: bigint, len: number): boolean {
@@ -76,7 +101,7 @@ export class IpMapper {
     const k = `${family}/${len}/${prefix.toString(16)}`;
     let f = this.bitCache.get(k);
     if (f === undefined) {
-      f = this.frozen(family, value, len) ? 0 : createHmac('sha256', this.key).update(`ip|${k}`).digest()[0] & 1;
+      f = this.frozen(family, value, len) || this.zeroPaths.has(k) ? 0 : createHmac('sha256', this.key).update(`ip|${k}`).digest()[0] & 1;
       this.bitCache.set(k, f);
     }
     return f;

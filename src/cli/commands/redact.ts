@@ -1,9 +1,10 @@
 /** `kpx redact INPUT… -o DIR`: rewrite dumps for sharing; kpx reads the result the same way. */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { redactFiles, type SkippedFile } from '../../redact/bundle.js';
+import { redactBundle, type SkippedFile } from '../../redact/bundle.js';
 import { printable } from '../../source/index.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { writeErr, writeOut } from '../output.js';
 
 export interface RedactOptions {
   output: string;
@@ -17,16 +18,28 @@ export async function redactAction(positional: string[], opts: RedactOptions): P
   const paths = [...positional, ...(opts.input ?? [])];
   if (paths.length === 0) throw new UsageError('redact needs at least one input file or bundle directory');
   if (paths.includes('-')) throw new UsageError('redact reads files and directories, not stdin');
-  if (existsSync(opts.output) && readdirSync(opts.output).length > 0 && !opts.force) throw new UsageError(`${opts.output} is not empty (use --force to write into it)`);
+  // `-o -`: one dump file, redacted to stdout; a bundle is a folder and needs one.
+  const toStdout = opts.output === '-';
+  if (toStdout && (paths.length !== 1 || isDirectory(paths[0]))) throw new UsageError('-o - writes one redacted file to standard output: give one dump file, or name an output directory for a bundle');
+  if (!toStdout && existsSync(opts.output) && readdirSync(opts.output).length > 0 && !opts.force) throw new UsageError(`${opts.output} is not empty (use --force to write into it)`);
   let key = opts.key ?? process.env.KPX_REDACT_KEY;
   if (!key) {
     key = randomBytes(16).toString('hex');
-    process.stderr.write('kpx: no --key (or KPX_REDACT_KEY): using a random key, so another run will give other names and addresses\n');
+    writeErr('kpx: no --key (or KPX_REDACT_KEY): using a random key, so another run will give other names and addresses\n');
   }
   const skipped: SkippedFile[] = [];
-  const files = await redactFiles(paths, opts.output, { key, hostnames: opts.hostname ?? [] }, skipped);
+  const { files } = await redactBundle(paths, toStdout ? '.' : opts.output, { key, hostnames: opts.hostname ?? [] }, skipped, toStdout ? (_path, text) => writeOut(text) : undefined);
   // Nothing is left out silently: the copy lacks these, and the person sharing it should know.
-  for (const s of skipped) process.stderr.write(`kpx: ${printable(s.input, 4096)}: ${s.why}; not in the redacted copy\n`);
-  process.stderr.write(`kpx: wrote ${files.length} redacted file${files.length === 1 ? '' : 's'} to ${opts.output}\n`);
+  for (const s of skipped) writeErr(`kpx: ${printable(s.input, 4096)}: ${s.why}; not in the redacted copy\n`);
+  if (!toStdout) writeErr(`kpx: wrote ${files.length} redacted file${files.length === 1 ? '' : 's'} to ${opts.output}\n`);
+  else if (files.length === 0) return ExitCode.Error;
   return ExitCode.Ok;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
