@@ -18,6 +18,19 @@ export default tseslint.config(
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-control-regex': 'off', 'no-regex-spaces': 'off' } },
   // Scripts run by node directly (benchmark, kernel-test helpers) use Node's globals.
   { files: ['**/*.mjs', '**/*.js'], languageOptions: { globals: globals.node } },
+  // Dumps make lists of any length: spreading one into a call passes each element as an argument,
+  // and past ~120,000 of them V8 throws "Maximum call stack size exceeded" (issue 34).
+  {
+    files: ['src/**/*.ts', 'grammars/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'CallExpression[callee.property.name=/^(push|unshift|splice)$/] > SpreadElement', message: 'push(...list) overflows the stack on long lists: use appendAll() (src/source)' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement", message: 'Math.max(...list) overflows the stack on long lists: use maxOf()/minOf() (src/source)' },
+        { selector: "CallExpression[callee.property.name='fromCharCode'] > SpreadElement", message: 'String.fromCharCode(...list) overflows the stack on long lists' },
+      ],
+    },
+  },
   // The layers: who may import whom (the table lives in test/layering/layers.js, next to its reasons).
   {
     files: ['src/**/*.ts', 'grammars/**/*.ts'],

@@ -74,3 +74,28 @@ export function printable(text: string, max = 80): string {
   const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return safe.length > max ? `${safe.slice(0, max - 1)}…` : safe;
 }
+
+/**
+ * Append every element of `items` to `target`. `target.push(...items)` passes each element as an
+ * argument, and past ~120,000 of them V8 throws "Maximum call stack size exceeded": dumps make
+ * lists of any length (routes, rules, interfaces), so kpx never spreads a list into a call (an
+ * ESLint rule forbids it).
+ */
+export function appendAll<T>(target: T[], items: Iterable<T>): T[] {
+  for (const x of items) target.push(x);
+  return target;
+}
+
+/** The largest of `values` (`init` when there are none), without spreading them into Math.max. */
+export function maxOf(values: Iterable<number>, init = -Infinity): number {
+  let m = init;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
+/** The smallest of `values` (`init` when there are none), without spreading them into Math.min. */
+export function minOf(values: Iterable<number>, init = Infinity): number {
+  let m = init;
+  for (const v of values) if (v < m) m = v;
+  return m;
+}

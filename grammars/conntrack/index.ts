@@ -112,15 +112,21 @@ export function shapeOf(text: string): { words: string[]; shape: string | undefi
   return { words, shape: sure ? classes.join(' ') : undefined };
 }
 
-/** 1-based column of word `i` of `text` (blank-separated as shapeOf splits). */
-export function columnOf(text: string, words: readonly string[], i: number): number {
+/**
+ * 1-based columns of every word of `text` (blank-separated as shapeOf splits), in one pass: a
+ * line of 20,000 attributes must not search from its start for each one.
+ */
+export function columnsOf(text: string, words: readonly string[]): number[] {
+  const out: number[] = [];
   let at = 0;
-  for (let k = 0; k <= i && k < words.length; k++) {
-    const first = words[k].split(' ')[0];
-    at = text.indexOf(first, at);
-    if (k < i) at += first.length;
+  for (const w of words) {
+    const sp = w.indexOf(' ');
+    const first = sp < 0 ? w : w.slice(0, sp);
+    const found = text.indexOf(first, at);
+    out.push(found < 0 ? 1 : found + 1);
+    if (found >= 0) at = found + first.length;
   }
-  return at < 0 ? 1 : at + 1;
+  return out;
 }
 
 function expectedOf(err: IRecognitionException): string {
@@ -181,6 +187,14 @@ export function checkEntry(words: readonly string[], p: EntryPlan): [number, 'er
   return out;
 }
 
+/**
+ * The shape cache is bounded: a real table has a few dozen shapes; a million lines of distinct
+ * shapes (hostile, or damaged) take the full parse each, in constant memory, instead of a
+ * million cached plans.
+ */
+export const MAX_PLANS = 4096;
+const MAX_PLAN_CHARS = 4 * 1024 * 1024;
+
 /** Cap on diagnostics kept per file: a damaged million-line table must not become a million diagnostics. */
 export const MAX_DIAGNOSTICS = 200;
 
@@ -190,6 +204,8 @@ export const MAX_DIAGNOSTICS = 200;
  */
 export class ConntrackListingReader {
   private readonly plans = new Map<string, EntryPlan>();
+  /** Characters of the shapes cached (the cache is bounded in entries and in characters). */
+  private planChars = 0;
   private rest = '';
   private lineNo = 0;
   private diagnostics = 0;
@@ -206,6 +222,14 @@ export class ConntrackListingReader {
   private diag(d: Diagnostic): void {
     if (this.diagnostics++ < MAX_DIAGNOSTICS) this.sink.diagnostic(d);
     else this.dropped++;
+  }
+
+  /** The cap is reached: one more problem is counted (and dropped), not built. */
+  private full(): boolean {
+    if (this.diagnostics < MAX_DIAGNOSTICS) return false;
+    this.diagnostics++;
+    this.dropped++;
+    return true;
   }
 
   /** A chunk of the file; lines may be cut anywhere. */
@@ -255,16 +279,24 @@ export class ConntrackListingReader {
     if (plan === undefined) {
       plan = this.parse(text, line, last);
       if (plan === undefined) return;
-      if (shape !== undefined) this.plans.set(shape, plan);
+      if (shape !== undefined && this.plans.size < MAX_PLANS && this.planChars + shape.length <= MAX_PLAN_CHARS) {
+        this.plans.set(shape, plan);
+        this.planChars += shape.length;
+      }
     }
     const problems = checkEntry(words, plan);
     let bad = false;
+    let columns: number[] | undefined;
+    const column = (i: number) => (columns ??= columnsOf(text, words))[i];
     for (const [i, severity, code, message, expected] of problems) {
       if (severity === 'error') bad = true;
-      this.diag(diagnostic(severity, code, message, this.file, line, columnOf(text, words, i), { expected, found: printable(words[i], 60) }));
+      if (this.full()) continue;
+      this.diag(diagnostic(severity, code, message, this.file, line, column(i), { expected, found: printable(words[i], 60) }));
     }
     for (const i of plan.unknown) {
-      this.diag(diagnostic('info', 'conntrack/unknown-attribute', `attribute ${printable(words[i].split('=')[0], 40)} is not modelled`, this.file, line, columnOf(text, words, i)));
+      // Past the cap only counted: no column is looked for, no message made.
+      if (this.full()) continue;
+      this.diag(diagnostic('info', 'conntrack/unknown-attribute', `attribute ${printable(words[i].split('=')[0], 40)} is not modelled`, this.file, line, column(i)));
     }
     if (bad) return;
     this.entries++;

@@ -113,6 +113,9 @@ class Walk {
   readonly items: MutableItem[] = [];
   readonly checks: ValueCheck[] = [];
   private readonly instances: Ext[] = [];
+  /** The newest instance of each extension, and the newest open one: looked up per option, so kept, not searched (a rule may load 40,000 matches). */
+  private readonly newest = new Map<string, Ext>();
+  private newestOpen: Ext | undefined;
   /** Extension names in the order their options were merged into getopt's table (first load). */
   private readonly table: string[] = [];
   private current = -1;
@@ -215,8 +218,9 @@ class Walk {
   }
 
   private latest(name: string): Ext {
-    for (let n = this.instances.length - 1; n >= 0; n--) if (this.instances[n].name === name) return this.instances[n];
-    throw new Error(`extension ${name} not loaded`);
+    const ext = this.newest.get(name);
+    if (ext === undefined) throw new Error(`extension ${name} not loaded`);
+    return ext;
   }
 
   private load(name: string, kind: 'match' | 'target', item: number, at: Tok): Ext {
@@ -224,6 +228,8 @@ class Walk {
     const open = spec === undefined && (kind === 'match' || EXTENSION_LIKE.test(name));
     const ext: Ext = { name, spec, kind, item, at, given: new Set(), args: new Map(), open };
     this.instances.push(ext);
+    this.newest.set(name, ext);
+    if (open) this.newestOpen = ext;
     if (spec !== undefined && !this.table.includes(name)) this.table.push(name);
     return ext;
   }
@@ -351,8 +357,7 @@ class Walk {
 
   /** The newest extension kpx has no option table for: unknown options are kept as its own. */
   private openOwner(): Ext | undefined {
-    for (let n = this.instances.length - 1; n >= 0; n--) if (this.instances[n].open) return this.instances[n];
-    return undefined;
+    return this.newestOpen;
   }
 
   /** `[!] --name [!] word*` of an extension without a table (kpx's superset reading). */

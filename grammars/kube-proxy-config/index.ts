@@ -9,6 +9,7 @@
  * so every field keeps the file line it was written on). Syntax only: fields as dotted paths.
  */
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import { estimateYamlNodes, YAML_NODE_BUDGET } from '../common/json-positions.js';
 
 export interface ConfigField {
   /** Dotted path in KubeProxyConfiguration (`ipvs.strictARP`). */
@@ -75,17 +76,27 @@ function readFlags(text: string): KubeProxyConfigSyntax {
   return { form: 'flags', fields, problems: [] };
 }
 
-function walk(node: Node | null | undefined, prefix: string, lineOf: (offset: number) => number, out: ConfigField[]): void {
+type Problems = { line: number; message: string; severity: 'error' | 'warning' }[];
+
+/**
+ * The fields of a mapping, depth first. Duplicate keys are found here, with a set per mapping:
+ * the yaml package's own check compares every key with every other (100,000 keys: minutes), so
+ * it is off (`uniqueKeys: false`).
+ */
+function walk(node: Node | null | undefined, prefix: string, lineOf: (offset: number) => number, out: ConfigField[], problems?: Problems): void {
   if (!node) return;
   if (isMap(node)) {
+    const seen = new Set<string>();
     for (const item of node.items) {
       const key = isScalar(item.key) ? String(item.key.value) : undefined;
       if (key === undefined) continue;
       const path = prefix ? `${prefix}.${key}` : key;
       const v = item.value as Node | null;
       const keyLine = lineOf((item.key as Node).range?.[0] ?? 0);
+      if (seen.has(key)) problems?.push({ line: keyLine, message: `${path} is given twice (map keys must be unique; kube-proxy refuses the file)`, severity: 'error' });
+      seen.add(key);
       if (isMap(v) && path !== 'featureGates') {
-        walk(v, path, lineOf, out);
+        walk(v, path, lineOf, out, problems);
       } else if (isSeq(v)) {
         const list = v.items.map((x) => (isScalar(x) ? String(x.value) : String(x)));
         out.push({ path, value: list.join(','), isNull: false, list, line: keyLine });
@@ -127,15 +138,18 @@ function lineCounterFn(lc: LineCounter, base = 0): (offset: number) => number {
 
 function readYaml(text: string): KubeProxyConfigSyntax {
   const problems: { line: number; message: string; severity: 'error' | 'warning' }[] = [];
+  if (estimateYamlNodes(text, YAML_NODE_BUDGET) > YAML_NODE_BUDGET) {
+    return { form: 'config', fields: [], problems: [{ line: 1, message: `this YAML holds more than ${YAML_NODE_BUDGET.toLocaleString('en-US')} nodes, far more than a kube-proxy configuration (a few dozen fields); not read`, severity: 'error' }] };
+  }
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, logLevel: 'error' }) as Document[] | { empty: true };
+  const docs = parseAllDocuments(text, { lineCounter: lc, logLevel: 'error', uniqueKeys: false }) as Document[] | { empty: true };
   if (!Array.isArray(docs)) return { form: 'config', fields: [], problems: [{ line: 1, message: 'no YAML document', severity: 'error' }] };
   for (const d of docs) for (const e of d.errors) problems.push({ line: lc.linePos(e.pos[0]).line, message: e.message.split('\n')[0], severity: 'error' });
   for (const d of docs) {
     const kind = d.get('kind');
     if (kind === 'KubeProxyConfiguration') {
       const fields: ConfigField[] = [];
-      walk(d.contents as Node, '', lineCounterFn(lc), fields);
+      walk(d.contents as Node, '', lineCounterFn(lc), fields, problems);
       return { form: 'config', fields, problems };
     }
     const found = configMapEntry(d);
@@ -145,12 +159,12 @@ function readYaml(text: string): KubeProxyConfigSyntax {
       const block = inner.type === 'BLOCK_LITERAL' || inner.type === 'BLOCK_FOLDED';
       const header = lc.linePos(inner.range?.[0] ?? 0).line;
       const innerLc = new LineCounter();
-      const innerDoc = parseAllDocuments(inner.value, { lineCounter: innerLc, logLevel: 'error' });
+      const innerDoc = parseAllDocuments(inner.value, { lineCounter: innerLc, logLevel: 'error', uniqueKeys: false });
       const fields: ConfigField[] = [];
       if (Array.isArray(innerDoc) && innerDoc[0]) {
         const lineOf = block ? (off: number) => header + innerLc.linePos(off).line : () => header;
         for (const e of innerDoc[0].errors) problems.push({ line: lineOf(e.pos[0]), message: `in ${found.key}: ${e.message.split('\n')[0]}`, severity: 'error' });
-        walk(innerDoc[0].contents as Node, '', lineOf, fields);
+        walk(innerDoc[0].contents as Node, '', lineOf, fields, problems);
       }
       return { form: 'configmap', fields, problems };
     }

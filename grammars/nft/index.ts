@@ -7,7 +7,7 @@
  * diagnostics for that line only; parsing goes on with the next.
  */
 import type { IToken } from '../common/chevrotain.js';
-import { diagnostic, printable, type Diagnostic } from '../common/source.js';
+import { diagnostic, printable, type Diagnostic, appendAll } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 import type { SynChain, SynCommand, SynCommandVerb, SynDocument, SynSet, SynTable, SynUnsupported } from '../common/nft-syntax.js';
 import { braceBalance, intern, isToken, lexLine, parseAtoms, plainAtoms, type Atom, type TokenAtom } from './parser.js';
@@ -325,7 +325,7 @@ export function parseNftSyntax(text: string, file: string): NftSyntaxResult {
 
     if (top.kind === 'table') {
       if (w0 === 'comment' && atoms[1] && (atoms[1].t === 'string' || atoms[1].t === 'bad-string')) top.table.comment = (atoms[1] as TokenAtom).text;
-      else if (w0 === 'flags' && atoms[1]?.t === 'word') top.table.flags.push(...(atoms[1] as TokenAtom).text.split(','));
+      else if (w0 === 'flags' && atoms[1]?.t === 'word') appendAll(top.table.flags, (atoms[1] as TokenAtom).text.split(','));
       else {
         keep(lineNo, logicalRaw, 'unexpected line in table');
         diag('error', 'parse/unexpected-line', 'expected `comment`, `flags`, `chain`, `set`, `map` or `}` in a table', lineNo, column, { found: printable(trimmed, 40) });

@@ -3,7 +3,7 @@
  * text listing. Positions: the line/column where each top-level object of the `nftables` array
  * starts (nft prints everything on one line, so usually line 1 with distinct columns).
  */
-import { diagnostic, printable, type Diagnostic } from '../common/source.js';
+import { diagnostic, printable, type Diagnostic, appendAll } from '../common/source.js';
 import { formatNftTime } from '../common/nft-syntax.js';
 import type {
   SynChain,
@@ -295,7 +295,7 @@ export function parseNftJsonSyntax(text: string, file: string): { doc: SynDocume
       case 'table': {
         const t = findTable(family, tname, line);
         if (typeof o.comment === 'string') t.comment = o.comment;
-        t.flags.push(...flagsOf(o.flags));
+        appendAll(t.flags, flagsOf(o.flags));
         if (typeof o.handle === 'number') t.handle = o.handle;
         t.line = line;
         t.endLine = line;

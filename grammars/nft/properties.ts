@@ -5,6 +5,7 @@
 import type { SynChain, SynElement, SynSet } from '../common/nft-syntax.js';
 import type { Atom, TokenAtom } from './parser.js';
 import { atomsText, dotParts, parseGroupElements, type RuleProblem } from './rule.js';
+import { appendAll } from '../common/source.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 
@@ -86,7 +87,7 @@ export function parseSetProperty(atoms: readonly Atom[], set: Mut<SynSet>, line:
     }
     case 'flags':
       if (v1 === undefined) return false;
-      set.flags.push(...rest.map((a) => atomsText([a])).join(',').split(',').filter(Boolean));
+      appendAll(set.flags, rest.map((a) => atomsText([a])).join(',').split(',').filter(Boolean));
       return true;
     case 'timeout':
       if (v1 === undefined) return false;
@@ -120,7 +121,7 @@ export function parseSetProperty(atoms: readonly Atom[], set: Mut<SynSet>, line:
         problems.push({ severity: 'error', code: 'parse/unexpected-token', line, column: list[0].column, message: 'expected `= { … }` after elements', expected: '{', found: 'end of line' });
         return true;
       }
-      set.elements.push(...parseGroupElements(g, line, problems));
+      appendAll(set.elements, parseGroupElements(g, line, problems));
       return true;
     }
     default:

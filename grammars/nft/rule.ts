@@ -17,6 +17,7 @@ import type {
   SynVerdictName,
   SynBinaryOp,
 } from '../common/nft-syntax.js';
+import { appendAll } from '../common/source.js';
 
 export interface RuleProblem {
   readonly severity: 'error' | 'warning' | 'info';
@@ -507,7 +508,7 @@ function splitHostPort(text: string): SynNatTarget {
 
 function takeFlags(c: Cursor, flags: string[]): void {
   while (c.word() !== undefined && c.word()!.split(',').every((f) => NAT_FLAGS.has(f))) {
-    flags.push(...c.word()!.split(','));
+    appendAll(flags, c.word()!.split(','));
     c.i++;
   }
 }

@@ -15,6 +15,7 @@ import type { SynChain, SynCommand, SynCommandObject, SynCommandVerb, SynRule, S
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
 import { atomText, atomsText, classifyRule, Cursor, parseGroupElements, type RuleProblem } from './rule.js';
+import { appendAll } from '../common/source.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 
@@ -76,7 +77,7 @@ function blockStatements(g: GroupAtom): Atom[][] {
   const flat: Atom[] = [];
   g.elements.forEach((el, k) => {
     if (k > 0) flat.push({ t: 'op', text: ',', line: el[0]?.line ?? g.line, column: el[0]?.column ?? g.column });
-    flat.push(...el);
+    appendAll(flat, el);
   });
   const out: Atom[][] = [];
   let cur: Atom[] = [];
@@ -128,7 +129,7 @@ function tableBlock(g: GroupAtom, line: number, problems: RuleProblem[]): { comm
   for (const st of blockStatements(g)) {
     const w0 = st[0].t === 'word' ? (st[0] as TokenAtom).text : undefined;
     if (w0 === 'comment' && isName(st[1])) spec.comment = st[1].text;
-    else if (w0 === 'flags' && st.length > 1) spec.flags.push(...atomsText(st.slice(1)).split(/[\s,]+/).filter(Boolean));
+    else if (w0 === 'flags' && st.length > 1) appendAll(spec.flags, atomsText(st.slice(1)).split(/[\s,]+/).filter(Boolean));
     else problems.push({ severity: 'error', code: 'parse/unexpected-token', line: line + st[0].line, column: st[0].column, message: `unexpected ${atomsText(st.slice(0, 1))} in a table block`, expected: 'comment | flags', found: atomsText(st) });
   }
   return spec;

@@ -380,11 +380,21 @@ export async function loadCluster(paths: string | readonly string[], opts: Clust
   if (summaries.length && opts.purpose !== 'compare')
     throw new InputError(`${summaries.map((n) => n.dir).join(', ')}: a node summary holds no rules; this command needs each node's dumps (summaries serve \`kpx services --nodes\`)`);
   const fromSummaries = new Map<NodeDir, WorkerReply>();
+  // A summary that cannot be read (damaged, edited, another kpx's) is one node's problem: it is
+  // said, and the other nodes are compared.
+  const skipped: { node: string; dir: string; reason: string }[] = [];
   for (const n of summaries) {
     progress('start', n.name);
-    fromSummaries.set(n, readSummaryNode(n));
+    try {
+      fromSummaries.set(n, readSummaryNode(n));
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      skipped.push({ node: n.name, dir: n.dir, reason: e.message.startsWith(`${n.dir}: `) ? e.message.slice(n.dir.length + 2) : e.message });
+    }
     progress('done', n.name);
   }
+  if (skipped.length === nodes.length) throw new InputError(skipped.map((s) => `${s.dir}: ${s.reason}`).join('\n'));
+  nodes = nodes.filter((n) => !n.summary || fromSummaries.has(n));
   const dumps = nodes.filter((n) => !n.summary);
   const plan = workerPlan(dumps, opts.workers, opts.purpose);
   let snapshots: WorkerReply[] | undefined;
@@ -414,5 +424,5 @@ export async function loadCluster(paths: string | readonly string[], opts: Clust
     const extra = r.resolution ? { partial: true, resolution: r.resolution, modes: r.modes ?? [] } : {};
     return { name: n.name, dir: n.dir, ...(n.host ? { host: n.host } : {}), snapshot: r.snapshot!, ...extra };
   });
-  return { root: typeof paths === 'string' ? paths : paths.join(', '), nodes: out, loadedWith };
+  return { root: typeof paths === 'string' ? paths : paths.join(', '), nodes: out, loadedWith, ...(skipped.length ? { skipped } : {}) };
 }

@@ -1,8 +1,8 @@
 /** Renderers for cluster bundles: the node comparison table and the cross-node trace. Pure. */
-import { printable } from '../source/index.js';
+import { printable, appendAll } from '../source/index.js';
 import type { Colors } from '../render/colors.js';
 import { chalkInit, terminalText } from '../render/colors.js';
-import { assumptionText, conditionText, fateText, formatPct, shownSteps, stepLines } from '../render/trace.js';
+import { assumptionText, boundedStep, conditionText, fateText, formatPct, shownSteps, stepLines, traceJson } from '../render/trace.js';
 import { compareOutcomes, sharedSteps, TRACE_WIDTH, wrapWords } from '../render/trace-layout.js';
 import type { NodeComparison, NodeDifference } from './compare.js';
 import { renderColumns, type Cell, type Column } from '../render/columns.js';
@@ -46,8 +46,8 @@ function wrapAt(text: string, width: number, first: string, indent: string): str
 export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all?: boolean; width?: number } = {}): string {
   const width = opts.width ?? 120;
   const out: string[] = [];
-  out.push(...wrapAt(`${cmp.nodes.length} nodes: ${cmp.nodes.map((n) => `${printable(n, 253)} (${printable(cmp.modes[n]?.join('+') || 'no kube-proxy rules', 120)})`).join(', ')}`, width, '', '  '));
-  for (const d of cmp.differences) out.push(...wrapAt(printable(d.message, 4096), width, '  ', '    ').map((l) => c.yellow(l)));
+  appendAll(out, wrapAt(`${cmp.nodes.length} nodes: ${cmp.nodes.map((n) => `${printable(n, 253)} (${printable(cmp.modes[n]?.join('+') || 'no kube-proxy rules', 120)})`).join(', ')}`, width, '', '  '));
+  for (const d of cmp.differences) appendAll(out, wrapAt(printable(d.message, 4096), width, '  ', '    ').map((l) => c.yellow(l)));
   if (cmp.services.length === 0) {
     out.push('No Kubernetes Services found on any node.');
     return terminalText(out.join('\n') + '\n', c);
@@ -72,7 +72,7 @@ export function renderNodeComparison(cmp: NodeComparison, c: Colors, opts: { all
       out.push('', c.bold('DIFFERENCES'));
       for (const s of differing) {
         out.push(`  ${printable(s.label, 253)}`);
-        for (const d of s.differences) out.push(...wrapAt(printable(d.message, 4096), width, '    - ', '      '));
+        for (const d of s.differences) appendAll(out, wrapAt(printable(d.message, 4096), width, '    - ', '      '));
       }
     }
   }
@@ -145,15 +145,15 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
   const who = o.services.length ? o.services.join(', ') : `no Service on ${t.origin.node} matches`;
   lines.push(`${c.bold(printable(who, 200))}  ${t.request.destination}/${t.request.protocol}  from ${t.origin.node}`);
   const paths = [...t.paths].sort((a, b) => compareOutcomes({ ...a.hops[0].outcome, probability: a.probability, destination: a.destination }, { ...b.hops[0].outcome, probability: b.probability, destination: b.destination }));
-  if (paths.length) lines.push(...wrapWords(crossAnswer(paths), '           ', TRACE_WIDTH, '  verdict  '));
+  if (paths.length) appendAll(lines, wrapWords(crossAnswer(paths), '           ', TRACE_WIDTH, '  verdict  '));
   const p = o.packet;
   lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${t.request.destination}/${p.protocol} on ${t.origin.node}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
   lines.push('');
-  for (const path of paths) lines.push(...pathHead(path, c));
+  for (const path of paths) appendAll(lines, pathHead(path, c));
   if (paths.length === 0) lines.push("no outcome: the first node's trace produced nothing to follow");
   lines.push('');
-  for (const a of o.assumptions) lines.push(...wrapWords(printable(assumptionText(a), 240), '          ', TRACE_WIDTH, '  assume  ').map((l) => c.dim(l)));
-  lines.push(...wrapWords(t.nodes.join(', '), '          ', TRACE_WIDTH, '  nodes   ').map((l) => c.dim(l)));
+  for (const a of o.assumptions) appendAll(lines, wrapWords(printable(assumptionText(a), 240), '          ', TRACE_WIDTH, '  assume  ').map((l) => c.dim(l)));
+  appendAll(lines, wrapWords(t.nodes.join(', '), '          ', TRACE_WIDTH, '  nodes   ').map((l) => c.dim(l)));
 
   // The first node's steps every path shares, once; then each path's own.
   const origin = t.origin.node;
@@ -162,36 +162,37 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
   const { before, after } = sharedSteps(firstRoads);
   if (before + after > 0) {
     lines.push('', `  road on ${origin} shared by every path (${paths.length})`);
-    lines.push(...stepLines(firstRoads[0].slice(0, before), c, '    ', { verbose, loc: originLoc }));
+    appendAll(lines, stepLines(firstRoads[0].slice(0, before), c, '    ', { verbose, loc: originLoc }));
     lines.push(c.dim(`    … here each path takes its own steps (below)${after ? ', then all go on:' : ''}`));
-    lines.push(...stepLines(firstRoads[0].slice(firstRoads[0].length - after), c, '    ', { verbose, loc: originLoc }));
+    appendAll(lines, stepLines(firstRoads[0].slice(firstRoads[0].length - after), c, '    ', { verbose, loc: originLoc }));
   }
   paths.forEach((path, k) => {
-    lines.push('', ...pathHead(path, c));
-    for (const a of path.assumptions) lines.push(...wrapWords(printable(a, 200), '                ', TRACE_WIDTH, '         assume ').map((l) => c.dim(l)));
+    lines.push('');
+    appendAll(lines, pathHead(path, c));
+    for (const a of path.assumptions) appendAll(lines, wrapWords(printable(a, 200), '                ', TRACE_WIDTH, '         assume ').map((l) => c.dim(l)));
     path.hops.forEach((h: CrossHop, i) => {
       const loc = (f: string | null, l: number | null) => shortFile(f, l, dirs, h.node);
       const head = h.arriving ? `  arrives ${h.arriving.src}:${h.arriving.sport} → ${h.arriving.dst}:${h.arriving.dport}${h.trace?.packet.inInterface ? ` in on ${h.trace.packet.inInterface}` : ''} (source ${h.arriving.srcReason})` : '';
-      lines.push(...wrapWords(`${h.role}${head}`, '        ', TRACE_WIDTH, `    [${h.node}] `).map((l, j) => (j === 0 ? l.replace(`[${h.node}]`, `[${c.cyan(h.node)}]`) : l)));
+      appendAll(lines, wrapWords(`${h.role}${head}`, '        ', TRACE_WIDTH, `    [${h.node}] `).map((l, j) => (j === 0 ? l.replace(`[${h.node}]`, `[${c.cyan(h.node)}]`) : l)));
       if (h.trace && h.trace.outcomes.length > 1) lines.push(c.dim(`      this node's trace splits: ${formatPct(h.outcome.probability)} on this branch`));
-      for (const cond of h.outcome.conditions) lines.push(...wrapWords(printable(conditionText(cond), 200), '        ', TRACE_WIDTH, '      ').map((l) => c.yellow(l)));
+      for (const cond of h.outcome.conditions) appendAll(lines, wrapWords(printable(conditionText(cond), 200), '        ', TRACE_WIDTH, '      ').map((l) => c.yellow(l)));
       const steps = i === 0 ? firstRoads[k].slice(before, firstRoads[k].length - after) : shownSteps(h.outcome, verbose);
-      lines.push(...stepLines(steps, c, '      ', { verbose, loc }));
+      appendAll(lines, stepLines(steps, c, '      ', { verbose, loc }));
       if (h.outcome.masquerade) lines.push(`      masquerade${h.outcome.snatTo ? ` to ${h.outcome.snatTo}` : ''}`);
       const r = h.outcome.route;
       if (r) {
         const at = loc(r.file, r.line);
-        lines.push(...wrapWords(`${printable(r.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      route  '));
+        appendAll(lines, wrapWords(`${printable(r.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      route  '));
       }
       if (h.next) {
         const at = loc(h.next.file, h.next.line);
-        lines.push(...wrapWords(`${printable(h.next.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      next   '));
+        appendAll(lines, wrapWords(`${printable(h.next.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      next   '));
       }
     });
     const e = path.end;
     const ownerAt = e.owner ? shortFile(e.owner.file, e.owner.line, dirs, e.owner.node) : '';
-    lines.push(...wrapWords(`${printable(e.summary, 240)}${ownerAt ? ` (${e.owner!.node}: ${ownerAt})` : ''}`, '           ', TRACE_WIDTH, '    end    '));
-    for (const pr of path.problems) lines.push(...wrapWords(`problem: ${printable(pr, 240)}`, '      ', TRACE_WIDTH, '    ').map((l) => c.red(l)));
+    appendAll(lines, wrapWords(`${printable(e.summary, 240)}${ownerAt ? ` (${e.owner!.node}: ${ownerAt})` : ''}`, '           ', TRACE_WIDTH, '    end    '));
+    for (const pr of path.problems) appendAll(lines, wrapWords(`problem: ${printable(pr, 240)}`, '      ', TRACE_WIDTH, '    ').map((l) => c.red(l)));
   });
   return terminalText(lines.join('\n') + '\n', c);
 }
@@ -202,5 +203,6 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
  * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions, conditions}]}`.
  */
 export function crossTraceJson(t: CrossTrace): CrossTrace {
-  return t;
+  // Long rule texts are cut in every step, as in `trace -o json` (render/trace.ts traceJson).
+  return { ...t, origin: { ...t.origin, trace: traceJson(t.origin.trace) }, paths: t.paths.map((p) => ({ ...p, hops: p.hops.map((h) => (h.trace ? { ...h, trace: traceJson(h.trace), outcome: { ...h.outcome, steps: h.outcome.steps.map(boundedStep) } } : { ...h, outcome: { ...h.outcome, steps: h.outcome.steps.map(boundedStep) } })) })) };
 }

@@ -13,10 +13,12 @@ import type { Route } from '../model/route.js';
 import type { LoadedFile, NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Evidence, Resolution, ServicePort } from '../kube/types.js';
 import { chainRecord } from '../kube/service-builder.js';
+import { NODE_SUMMARY_SCHEMA, NODE_SUMMARY_VERSION } from '../render/schemas/summary.js';
+import { schemaProblem } from '../render/schemas/validate.js';
 
 export const SUMMARY_KIND = 'kpx-node-summary';
 /** Bumped when a field changes meaning or goes away (adding fields keeps the version). */
-export const SUMMARY_SCHEMA_VERSION = 1;
+export const SUMMARY_SCHEMA_VERSION = NODE_SUMMARY_VERSION;
 
 /**
  * Where a fact comes from: `[file, line]`, the file an index into the summary's `files` — a line
@@ -200,8 +202,9 @@ export function readSummary(text: string, path: string): { node: string; snapsho
   if (data === null || typeof data !== 'object' || data.kind !== SUMMARY_KIND) throw new SummaryError(`${path}: not a kpx node summary (expected "kind": "${SUMMARY_KIND}")`);
   if (data.schemaVersion !== SUMMARY_SCHEMA_VERSION)
     throw new SummaryError(`${path}: summary schemaVersion ${String(data.schemaVersion)}; this kpx reads version ${SUMMARY_SCHEMA_VERSION} (re-run \`kpx summarize\` with this kpx version)`);
-  for (const field of ['node', 'files', 'modes', 'services', 'interfaces', 'routes'] as const)
-    if (data[field] === undefined || (field !== 'node' && !Array.isArray(data[field]))) throw new SummaryError(`${path}: summary has no valid "${field}"`);
+  // Written on another machine, maybe edited or damaged: checked whole against `kpx schema node-summary` before any of it is used.
+  const problem = schemaProblem(data, NODE_SUMMARY_SCHEMA);
+  if (problem !== undefined) throw new SummaryError(`${path}: not a valid node summary: ${problem} (\`kpx schema node-summary\` shows the shape)`);
   untagAddresses(data.interfaces);
   untagAddresses(data.routes);
   const withText = (e: EvidenceRef): Evidence => {

@@ -29,6 +29,8 @@ export interface ClusterSnapshot {
   readonly nodes: readonly ClusterNode[];
   /** How the nodes were parsed: worker threads, or in this thread. */
   readonly loadedWith: 'workers' | 'in-process';
+  /** Nodes given that could not be read (a summary that is not one): said, and the others used. */
+  readonly skipped?: readonly { readonly node: string; readonly dir: string; readonly reason: string }[];
 }
 
 export function nodeByName(cluster: ClusterSnapshot, name: string): ClusterNode | undefined {

@@ -16,6 +16,7 @@ import { elementText } from '../model/nft.js';
 import { realServerKey, virtualServerKey } from '../model/ipvs.js';
 import { servicePortName } from '../kube/hash.js';
 import { diffSequences } from './sequence.js';
+import { appendAll } from '../source/index.js';
 
 /** The fields of a Service port compared one by one (endpoints are compared separately). */
 export const SERVICE_FIELDS = [
@@ -224,7 +225,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
   const units = new Map<string, Unit>();
   const add = (u: Unit) => {
     const prev = units.get(u.unit);
-    if (prev) prev.items.push(...u.items);
+    if (prev) appendAll(prev.items, u.items);
     else units.set(u.unit, u);
   };
   for (const rs of s.rulesets) {

@@ -1,6 +1,6 @@
 /** Text rendering of a SnapshotDiff (the JSON form is the SnapshotDiff itself). */
 import type { Colors } from '../render/colors.js';
-import { printable } from '../source/index.js';
+import { printable, appendAll } from '../source/index.js';
 import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange } from './index.js';
 import { terminalText } from '../render/colors.js';
 
@@ -51,7 +51,7 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
     c.bold(`Rules: ${r.unexplained.length === 0 ? 'no changes' : `${r.unexplained.length} chain${r.unexplained.length === 1 ? '' : 's'}/set${r.unexplained.length === 1 ? '' : 's'} with changes`} not explained by the Service changes`) +
       (ex.added + ex.removed + ex.moved ? c.dim(` (${ex.added} added, ${ex.removed} removed, ${ex.moved} moved rules/members belong to the Services above)`) : ''),
   );
-  for (const u of r.unexplained) out.push(...unitLines(u, c, max));
+  for (const u of r.unexplained) appendAll(out, unitLines(u, c, max));
   return terminalText(out.join('\n') + '\n', c);
 }
 

@@ -1,3 +1,4 @@
+import { appendAll } from '../source/index.js';
 /**
  * Order-aware diff of two sequences of strings (Myers' O((N+M)D) algorithm after trimming the
  * common prefix and suffix). When the edit distance is larger than `maxEdits` the middle part
@@ -20,7 +21,7 @@ export function diffSequences(a: readonly string[], b: readonly string[], maxEdi
   const out: EditOp[] = [];
   for (let i = 0; i < start; i++) out.push({ op: '=', a: i, b: i });
   const middle = myers(a, b, start, endA, start, endB, maxEdits) ?? multiset(a, b, start, endA, start, endB);
-  out.push(...middle);
+  appendAll(out, middle);
   for (let i = 0; i < a.length - endA; i++) out.push({ op: '=', a: endA + i, b: endB + i });
   return out;
 }

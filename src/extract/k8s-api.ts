@@ -1,12 +1,20 @@
 /**
  * `kubectl get svc,endpointslices,nodes,pods -A -o json|yaml` (a List, several `---` documents,
- * or single objects; legacy `Endpoints` too) → ApiObjects. JSON is YAML, so the `yaml` package
- * reads both, and its syntax tree gives every object its file:line:column.
+ * or single objects; legacy `Endpoints` too) → ApiObjects, every object with its file:line:column.
+ *
+ * JSON is read as JSON: JSON.parse for the values (a few times the text in memory) and a light
+ * scan for the positions of what is cited (grammars/common/json-positions.ts). A 39 MB List of
+ * 100,000 objects through the YAML document model took ~100× its size (1.9 GB and an abort).
+ * YAML goes through the `yaml` package, within a node budget: a YAML too big for its document
+ * model is refused in one line (get it as JSON). A JSON List with broken items has them blanked
+ * and the others read; JSON that is not JSON at all falls back to the YAML reading (for what came
+ * before the damage) only within the same budget.
  */
 import { isMap, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode } from 'yaml';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
-import { diagnostic, printable, type Diagnostic } from '../source/index.js';
+import { estimateYamlNodes, JsonPosition, YAML_NODE_BUDGET } from '../../grammars/common/json-positions.js';
+import { appendAll, diagnostic, printable, type Diagnostic } from '../source/index.js';
 import type {
   ApiEndpoint,
   ApiEndpointSlice,
@@ -32,8 +40,11 @@ const policyOf = (v: unknown): ApiTrafficPolicy => (v === 'Local' ? 'Local' : 'C
 
 /** Paste noise (fences, prompts, heredoc ends) becomes blank lines, so line numbers stay the file's. */
 function withoutNoise(lines: readonly string[]): string {
-  return lines.map((l) => (/^\s*---/.test(l) || noiseKind(l) === undefined ? l : '')).join('\n');
+  // A line of JSON (a string, a bracket, a comma first) is never noise: the noise patterns are not
+  // tried on it (millions of lines in a large List).
+  return lines.map((l) => (JSON_LINE.test(l) || /^\s*---/.test(l) || noiseKind(l) === undefined ? l : '')).join('\n');
 }
+const JSON_LINE = /^\s*["{}[\],]/;
 
 interface Reader {
   readonly file: string;
@@ -42,8 +53,11 @@ interface Reader {
   readonly diagnostics: Diagnostic[];
 }
 
-function whereOf(r: Reader, node: YamlNode | null | undefined): ApiWhere {
-  const offset = node?.range?.[0] ?? 0;
+/** A value's place in the text: a YAML node, or a JSON value's position. */
+type Pos = YamlNode | JsonPosition;
+
+function whereOf(r: Reader, node: Pos | null | undefined): ApiWhere {
+  const offset = node instanceof JsonPosition ? node.start : (node?.range?.[0] ?? 0);
   const { line, col } = r.counter.linePos(offset);
   return { file: r.file, line, column: col, text: r.lines[line - 1] ?? '' };
 }
@@ -53,12 +67,14 @@ function warn(r: Reader, w: ApiWhere, code: string, message: string): void {
 }
 
 /** The child node of a map node under `key` (for positions), or undefined. */
-function child(node: YamlNode | null | undefined, key: string): YamlNode | undefined {
+function child(node: Pos | null | undefined, key: string): Pos | undefined {
+  if (node instanceof JsonPosition) return node.child(key);
   if (!isMap(node)) return undefined;
   const v = node.get(key, true);
   return v && typeof v === 'object' && 'range' in v ? (v as YamlNode) : undefined;
 }
-function items(node: YamlNode | undefined): readonly (YamlNode | undefined)[] {
+function items(node: Pos | undefined): readonly (Pos | undefined)[] {
+  if (node instanceof JsonPosition) return node.items();
   return isSeq(node) ? node.items.map((x) => (x && typeof x === 'object' && 'range' in x ? (x as YamlNode) : undefined)) : [];
 }
 
@@ -70,7 +86,7 @@ interface Collected {
   ignored: Map<string, number>;
 }
 
-function readObject(r: Reader, o: unknown, node: YamlNode | undefined, out: Collected): void {
+function readObject(r: Reader, o: unknown, node: Pos | undefined, out: Collected): void {
   const at = whereOf(r, node);
   if (!isObj(o)) {
     if (o !== null && o !== undefined) warn(r, at, 'k8s/not-an-object', 'expected a Kubernetes object (a mapping with kind and apiVersion)');
@@ -103,7 +119,7 @@ function readObject(r: Reader, o: unknown, node: YamlNode | undefined, out: Coll
       out.slices.push(readSlice(r, namespace, name, meta, o, node, w));
       break;
     case 'Endpoints':
-      out.slices.push(...readEndpoints(namespace, name, o, node, r, w));
+      appendAll(out.slices, readEndpoints(namespace, name, o, node, r, w));
       break;
     case 'Node': {
       const labels = obj(meta.labels);
@@ -125,7 +141,7 @@ function readObject(r: Reader, o: unknown, node: YamlNode | undefined, out: Coll
   }
 }
 
-function readService(r: Reader, namespace: string, name: string, meta: Obj, spec: Obj, status: Obj, node: YamlNode | undefined, w: ApiWhere): ApiService {
+function readService(r: Reader, namespace: string, name: string, meta: Obj, spec: Obj, status: Obj, node: Pos | undefined, w: ApiWhere): ApiService {
   const type = spec.type === 'NodePort' || spec.type === 'LoadBalancer' || spec.type === 'ExternalName' ? spec.type : 'ClusterIP';
   const clusterIP = str(spec.clusterIP);
   const clusterIPs = strs(spec.clusterIPs).length ? strs(spec.clusterIPs) : clusterIP !== null ? [clusterIP] : [];
@@ -166,7 +182,7 @@ function readService(r: Reader, namespace: string, name: string, meta: Obj, spec
   };
 }
 
-function readSlice(r: Reader, namespace: string, name: string, meta: Obj, o: Obj, node: YamlNode | undefined, w: ApiWhere): ApiEndpointSlice {
+function readSlice(r: Reader, namespace: string, name: string, meta: Obj, o: Obj, node: Pos | undefined, w: ApiWhere): ApiEndpointSlice {
   const at = o.addressType;
   const addressType = at === 'IPv6' || at === 'FQDN' ? at : 'IPv4';
   if (at !== 'IPv4' && at !== 'IPv6' && at !== 'FQDN') warn(r, w, 'k8s/address-type', `EndpointSlice ${namespace}/${name} has no addressType IPv4, IPv6 or FQDN; kpx reads it as IPv4`);
@@ -192,7 +208,7 @@ function readSlice(r: Reader, namespace: string, name: string, meta: Obj, o: Obj
  * A legacy Endpoints object as the slices the EndpointSlice mirroring controller would make of it:
  * `addresses` ready, `notReadyAddresses` not ready; one slice per subset and address family.
  */
-function readEndpoints(namespace: string, name: string, o: Obj, node: YamlNode | undefined, r: Reader, w: ApiWhere): ApiEndpointSlice[] {
+function readEndpoints(namespace: string, name: string, o: Obj, node: Pos | undefined, r: Reader, w: ApiWhere): ApiEndpointSlice[] {
   const out: ApiEndpointSlice[] = [];
   const subsetNodes = items(child(node, 'subsets'));
   (Array.isArray(o.subsets) ? o.subsets : []).forEach((s, si) => {
@@ -223,6 +239,85 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
   const r: Reader = { file, lines, counter, diagnostics: [] };
   const out: Collected = { services: [], slices: [], nodes: [], pods: [], ignored: new Map() };
   const source = withoutNoise(lines);
+  if (!(/^\s*[[{]/.test(source) && readJson(r, source, out))) readYaml(r, source, out);
+  for (const [kind, n] of out.ignored) r.diagnostics.push(diagnostic('info', 'k8s/ignored-kind', `${n} ${kind} object${n === 1 ? '' : 's'} ignored (kpx reads Services, EndpointSlices, Endpoints, Nodes and Pods)`, file, 1, 1));
+  const data: ApiObjects = { files: [file], services: out.services, slices: out.slices, nodes: out.nodes, pods: out.pods };
+  const endpoints = out.slices.reduce((n, s) => n + s.endpoints.length, 0);
+  return { format: 'k8s-api', file, data, diagnostics: r.diagnostics, counts: { services: out.services.length, endpointslices: out.slices.length, endpoints, nodes: out.nodes.length, pods: out.pods.length } };
+}
+
+/** The line counter of a text read without the yaml package (JSON): every line start. */
+function countLines(counter: LineCounter, text: string): void {
+  counter.addNewLine(0);
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) counter.addNewLine(i + 1);
+}
+
+/**
+ * JSON read as JSON. A List with broken items: those are blanked (./withoutBrokenItems) and the
+ * others read, the first fault reported. False when the text is not JSON at all (the YAML reading
+ * then says where, and reads what came before).
+ */
+function readJson(r: Reader, source: string, out: Collected): boolean {
+  let value: unknown;
+  let text = source;
+  let fault: string | undefined;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    const salvaged = withoutBrokenItems(source);
+    if (salvaged === undefined) return false;
+    try {
+      value = JSON.parse(salvaged);
+    } catch {
+      return false;
+    }
+    text = salvaged;
+    fault = (e as Error).message;
+  }
+  countLines(r.counter, source);
+  if (fault !== undefined) {
+    const at = jsonFaultOffset(source, fault);
+    const { line, col } = r.counter.linePos(at);
+    r.diagnostics.push(
+      diagnostic('error', 'parse/k8s-api', `not valid JSON/YAML: ${printable(fault.split('\n')[0], 160)}; that object is skipped, the others are read`, r.file, line, col, {
+        expected: 'a Kubernetes object',
+        found: printable((r.lines[line - 1] ?? '').trim(), 60),
+      }),
+    );
+  }
+  readObject(r, value, new JsonPosition(text, text.search(/\S/)), out);
+  return true;
+}
+
+/** Where JSON.parse stopped (V8: `… at position N` / `… (line L column C)`), else the start. */
+function jsonFaultOffset(text: string, message: string): number {
+  const pos = /at position (\d+)/.exec(message);
+  if (pos) return Number(pos[1]);
+  const lc = /line (\d+) column (\d+)/.exec(message);
+  if (lc) {
+    let at = 0;
+    for (let l = 1; l < Number(lc[1]) && at >= 0; l++) at = text.indexOf('\n', at) + 1;
+    return Math.max(0, at) + Number(lc[2]) - 1;
+  }
+  return 0;
+}
+
+function readYaml(r: Reader, source: string, out: Collected): void {
+  const nodes = estimateYamlNodes(source, YAML_NODE_BUDGET);
+  if (nodes > YAML_NODE_BUDGET) {
+    r.diagnostics.push(
+      diagnostic(
+        'error',
+        'input/too-large',
+        `this YAML holds more than ${YAML_NODE_BUDGET.toLocaleString('en-US')} nodes, more than kpx gives the YAML document model (about 1 KB of memory each); not read: get the objects as JSON (kubectl get … -o json), which kpx reads in a few times its size`,
+        r.file,
+        1,
+        1,
+      ),
+    );
+    return;
+  }
+  const counter = r.counter;
   let docs = parseAllDocuments(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: false, logLevel: 'error' });
   // A JSON List with one broken item: blank that item out (offsets and lines kept) and read the others.
   let salvaged: string | undefined;
@@ -240,11 +335,11 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
     const e = doc.errors.find((x) => x.code !== 'MULTILINE_IMPLICIT_KEY') ?? doc.errors[0];
     if (e) {
       const { line, col } = counter.linePos(e.pos[0]);
-      const found = lines[line - 1] ?? '';
+      const found = r.lines[line - 1] ?? '';
       const atEnd = e.pos[0] >= source.trimEnd().length - 1;
       const what = atEnd ? 'the text ends inside an unclosed object or list (cut off?)' : printable(e.message.split('\n')[0], 160);
       r.diagnostics.push(
-        diagnostic('error', 'parse/k8s-api', `not valid ${/^\s*[[{]/.test(source) ? 'JSON/YAML' : 'YAML'}: ${what}; ${salvaged !== undefined ? 'that object is skipped, the others are read' : 'what comes before it is still read'}`, file, line, col, { expected: 'a Kubernetes object', found: printable(found.trim(), 60) }),
+        diagnostic('error', 'parse/k8s-api', `not valid ${/^\s*[[{]/.test(source) ? 'JSON/YAML' : 'YAML'}: ${what}; ${salvaged !== undefined ? 'that object is skipped, the others are read' : 'what comes before it is still read'}`, r.file, line, col, { expected: 'a Kubernetes object', found: printable(found.trim(), 60) }),
       );
     }
     // A document with errors still yields what was read before them (a paste cut off mid-object).
@@ -253,15 +348,11 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
       const w = whereOf(r, doc.contents as YamlNode);
-      r.diagnostics.push(diagnostic('error', 'parse/k8s-api', printable((e as Error).message, 160), file, w.line, w.column));
+      r.diagnostics.push(diagnostic('error', 'parse/k8s-api', printable((e as Error).message, 160), r.file, w.line, w.column));
       continue;
     }
     readObject(r, value, (doc.contents ?? undefined) as YamlNode | undefined, out);
   }
-  for (const [kind, n] of out.ignored) r.diagnostics.push(diagnostic('info', 'k8s/ignored-kind', `${n} ${kind} object${n === 1 ? '' : 's'} ignored (kpx reads Services, EndpointSlices, Endpoints, Nodes and Pods)`, file, 1, 1));
-  const data: ApiObjects = { files: [file], services: out.services, slices: out.slices, nodes: out.nodes, pods: out.pods };
-  const endpoints = out.slices.reduce((n, s) => n + s.endpoints.length, 0);
-  return { format: 'k8s-api', file, data, diagnostics: r.diagnostics, counts: { services: out.services.length, endpointslices: out.slices.length, endpoints, nodes: out.nodes.length, pods: out.pods.length } };
 }
 
 /**
@@ -300,21 +391,22 @@ function withoutBrokenItems(text: string): string | undefined {
     }
   });
   if (broken.length === 0) return undefined;
-  const chars = [...text];
-  const blank = (a: number, b: number) => {
-    for (let i = a; i < b; i++) if (chars[i] !== '\n') chars[i] = ' ';
-  };
+  // Spans to blank (offsets in UTF-16 units, as the scan above counted them), in order.
+  const blanks: [number, number][] = [];
   for (const [a, b] of broken) {
-    blank(a, b);
     // The comma after it (or, for the last item, the one before it).
-    const after = /^\s*,/.exec(text.slice(b));
-    if (after) blank(b, b + after[0].length);
-    else {
-      const before = /,\s*$/.exec(text.slice(0, a));
-      if (before) blank(a - before[0].length, a);
-    }
+    const after = /^\s*,/.exec(text.slice(b, b + 4096));
+    const before = after ? null : /,\s*$/.exec(text.slice(Math.max(0, a - 4096), a));
+    blanks.push([before ? a - before[0].length : a, after ? b + after[0].length : b]);
   }
-  return chars.join('');
+  const parts: string[] = [];
+  let at = 0;
+  for (const [a, b] of blanks) {
+    parts.push(text.slice(at, a), text.slice(a, b).replace(/[^\n]/g, ' '));
+    at = b;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 export const k8sApiParser: FormatParser<ApiObjects> = { id: 'k8s-api', parse: (text, file) => extractK8sApi(text, file) };

@@ -1,3 +1,4 @@
+import { appendAll } from '../source/index.js';
 /**
  * The kernel's chain validation, incrementally. After a rule or verdict-map element is added,
  * the kernel walks every path from the table's base chains (nft_table_validate →
@@ -68,8 +69,8 @@ export class JumpGraph {
     if (!c) return [];
     const next: string[] = [];
     for (const r of c.rules) {
-      next.push(...r.chains);
-      for (const s of r.sets) next.push(...this.src.mapTargets(s));
+      appendAll(next, r.chains);
+      for (const s of r.sets) appendAll(next, this.src.mapTargets(s));
     }
     return next;
   }

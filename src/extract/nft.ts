@@ -3,7 +3,7 @@
  */
 import { parseNftSyntax, type SynDocument, type SynExpr, type SynTable } from '../../grammars/nft/index.js';
 import { parseNftJsonSyntax } from '../../grammars/nft/json.js';
-import { diagnostic, type Diagnostic } from '../source/index.js';
+import { diagnostic, type Diagnostic, appendAll } from '../source/index.js';
 import { applyTransaction } from './nft-transaction.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { standardPriority, type NftChain, type NftRuleset, type NftTable } from '../model/nft.js';
@@ -31,7 +31,7 @@ function looksIptablesNft(t: TableShape, warned: boolean): boolean {
 export function toRuleset(doc: SynDocument, file: string, diagnostics: Diagnostic[] = []): NftRuleset {
   if (doc.commands) {
     const applied = applyTransaction(doc, file);
-    diagnostics.push(...applied.diagnostics);
+    appendAll(diagnostics, applied.diagnostics);
     const tables = applied.tables.map((t): NftTable => {
       const warned = doc.iptablesNftWarnings.some((w) => w.family === t.family && w.name === t.name);
       return { ...t, file, fromIptablesNft: looksIptablesNft({ ...t, implicit: false }, warned) };

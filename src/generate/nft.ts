@@ -10,6 +10,7 @@
  */
 import { type Cluster, planPort, type PortPlan } from './cluster.js';
 import { ChunkWriter, collect, isV6, joinHostPort, sha256Base32, type Sink, v4FromString, v4ToString, v6FromString, v6ToString } from './util.js';
+import { appendAll } from '../source/index.js';
 
 export interface NftOptions {
   /** kube-proxy --nodeport-addresses: 'primary' (nftables-mode default: the node IP) or 'all'. */
@@ -279,7 +280,7 @@ function writeServicePort(cluster: Cluster, p: PortPlan, w: W): void {
   }
   if (usesFW) {
     const sources = [...svc.loadBalancerSourceRanges];
-    if (p.allowFromNode) sources.push(...svc.loadBalancerIPs);
+    if (p.allowFromNode) appendAll(sources, svc.loadBalancerIPs);
     const listed = mergeIntervals(sources);
     w.rule(fwChain, `${w.ipX} saddr != { ${sources.join(', ')} } drop`, `${w.ipX} saddr != ${listed.length === 1 ? listed[0] : `{ ${listed.join(', ')} }`} drop`);
   }

@@ -1,3 +1,4 @@
+import { appendAll } from '../source/index.js';
 /**
  * What kube-proxy itself pipes into `iptables-restore --noflush` for a node (issue 14): only its
  * own chains of the filter and nat tables, each declared `:CHAIN - [0:0]` (no built-in chain,
@@ -48,7 +49,7 @@ export function kubeProxyRestorePayload(saveText: string): string {
     if (declared === undefined || declared.length === 0) continue;
     out.push(`*${t}`);
     for (const c of declared) out.push(`:${c} - [0:0]`);
-    out.push(...rules.get(t)!);
+    appendAll(out, rules.get(t)!);
     out.push('COMMIT');
   }
   return out.join('\n') + '\n';
@@ -137,16 +138,19 @@ export function kubeProxyOrder(line: string): string {
   const addrtype = p.modules.filter((m) => m.name === 'addrtype');
   const others = p.modules.filter((m) => m.name !== 'comment' && m.name !== 'addrtype' && m !== protoModule);
   const out = ['-A', p.chain];
-  for (const m of comment) out.push(...moduleWords(m));
-  for (const m of others) out.push(...moduleWords(m));
+  for (const m of comment) appendAll(out, moduleWords(m));
+  for (const m of others) appendAll(out, moduleWords(m));
   if (protocol !== undefined) {
     if (protoModule !== undefined) out.push('-m', protocol);
-    out.push(...generic(p, '-p'), ...generic(p, '-d'));
-    if (protoModule !== undefined) out.push(...protoModule.words);
+    appendAll(out, generic(p, '-p'));
+    appendAll(out, generic(p, '-d'));
+    if (protoModule !== undefined) appendAll(out, protoModule.words);
   }
-  for (const m of addrtype) out.push(...moduleWords(m));
-  if (protocol === undefined) out.push(...generic(p, '-d'));
-  out.push(...generic(p, '-i'), ...generic(p, '-o'), ...generic(p, '-s'));
-  out.push(...targetWords(p.target));
+  for (const m of addrtype) appendAll(out, moduleWords(m));
+  if (protocol === undefined) appendAll(out, generic(p, '-d'));
+  appendAll(out, generic(p, '-i'));
+  appendAll(out, generic(p, '-o'));
+  appendAll(out, generic(p, '-s'));
+  appendAll(out, targetWords(p.target));
   return out.join(' ');
 }

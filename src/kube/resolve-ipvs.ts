@@ -21,7 +21,7 @@ import { cutVirtualServer, realServerKey, realServerShares, virtualServerKey, ty
 import type { IpSet, IpSetMember } from '../model/ipset.js';
 import type { InterfaceAddress, NetInterface } from '../model/iface.js';
 import { formatCidr, formatIp, type Ip } from '../model/addr.js';
-import { printable } from '../source/index.js';
+import { printable, appendAll } from '../source/index.js';
 import { servicePortName } from './hash.js';
 import { endpointLocalityLookup } from './locality.js';
 import { chainOwner } from './owner.js';
@@ -584,7 +584,8 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
     const frontEnds: FrontEnd[] = [];
     const all: Vs[] = [...(a ? [a] : []), ...g.items.flatMap((i) => i.vss)];
     for (const v of all) {
-      evidence.push(vsEvidence(v.vs), ...v.copies.map(vsEvidence));
+      evidence.push(vsEvidence(v.vs));
+      appendAll(evidence, v.copies.map(vsEvidence));
       for (const r of [...v.members, ...v.localMembers.filter((x) => !v.members.includes(x)), ...v.fwMembers, ...v.sourceCidrMembers, ...v.sourceIpMembers]) evidence.push(memberEvidence(r));
       if (v.ipvs0) evidence.push({ file: v.ipvs0.iface.file, line: v.ipvs0.address.line, text: addrText(v.ipvs0.address, 'kube-ipvs0'), where: 'kube-ipvs0' });
       const ipvsIps = sets.ipvsIps(v.ip);

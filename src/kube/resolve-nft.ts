@@ -36,6 +36,7 @@ import type { Absence, FrontEnd, NoEndpointFact, OwnedObject, ServiceFacts, Targ
 import { buildServicePort } from './service-builder.js';
 import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
 import { compareServicePorts } from './types.js';
+import { appendAll } from '../source/index.js';
 
 type Problem = Resolution['problems'][number];
 
@@ -275,9 +276,9 @@ export function resolveNft(snapshot: NodeSnapshot): Resolution {
   const problems: Problem[] = [];
   for (const rs of snapshot.nft) {
     const out = resolveRuleset(rs, snapshot);
-    services.push(...out.services);
-    others.push(...out.others);
-    problems.push(...out.problems);
+    appendAll(services, out.services);
+    appendAll(others, out.others);
+    appendAll(problems, out.problems);
   }
   services.sort(compareServicePorts);
   return { services, others, problems };
@@ -290,9 +291,9 @@ function resolveRuleset(rs: NftRuleset, snapshot: NodeSnapshot): Resolution {
   for (const t of rs.tables) {
     if (isKubeProxyNftTable(t)) {
       const out = resolveTable(t, snapshot);
-      services.push(...out.services);
-      others.push(...out.others);
-      problems.push(...out.problems);
+      appendAll(services, out.services);
+      appendAll(others, out.others);
+      appendAll(problems, out.problems);
       continue;
     }
     const owner = nftTableOwner(t);
@@ -664,8 +665,8 @@ function firewallSources(chain: NftChain): string[] {
     for (const e of r.exprs) {
       if (!isMatch(e) || !payloadIs(e.left, 'saddr') || e.op !== '!=') continue;
       if (e.right.kind === 'value') out.push(e.right.text);
-      else if (e.right.kind === 'set') out.push(...e.right.elements.map((x) => x.key.join(' . ')));
-      else if (e.right.kind === 'list') out.push(...e.right.items);
+      else if (e.right.kind === 'set') appendAll(out, e.right.elements.map((x) => x.key.join(' . ')));
+      else if (e.right.kind === 'list') appendAll(out, e.right.items);
     }
   }
   return out;
@@ -703,7 +704,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
   const problems = [...g.problems];
   const evidence = [...g.evidence];
   const { service: svcChain, local: localChain, external: extChain, firewall: fwChain } = g.chains;
-  for (const c of [svcChain, localChain, extChain, fwChain]) if (c) evidence.push(...chainEvidence(ctx, c));
+  for (const c of [svcChain, localChain, extChain, fwChain]) if (c) appendAll(evidence, chainEvidence(ctx, c));
 
   // Identity: chain names first, then element comments.
   const parsed = g.parsed && g.parsed.namespace !== undefined ? g.parsed : undefined;
@@ -729,7 +730,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     const first = g.directEndpoints[0];
     balancing = { chain: ctx.chains.get(first.chain) ?? { name: first.chain, rules: [], line: first.element.line }, targets: [{ chain: first.chain, keys: 1, evidence: [first.element] }], mod: 1, affinity: [], problems: [] };
   }
-  for (const r of [svcRead, localRead]) if (r) problems.push(...r.problems);
+  for (const r of [svcRead, localRead]) if (r) appendAll(problems, r.problems);
 
   // Cluster IP and port.
   const entries = [...g.ips.values()];
@@ -838,7 +839,7 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
         if (name && name.role !== 'endpoint') problems.push(problem('nft-balancing-not-endpoint', { chain: balancing.chain.name, target: t.chain }));
         if (!epChain) absences.push({ code: 'endpoint-chain-absent', chain: t.chain, from: balancing.chain.name });
         else {
-          epEvidence.push(...chainEvidence(ctx, epChain));
+          appendAll(epEvidence, chainEvidence(ctx, epChain));
           const d = dnatOf(epChain);
           if (d) {
             ip = d.ip;

@@ -32,7 +32,7 @@ export class ConfigError extends Error {
  */
 export function parseConfigYaml(text: string, file = 'config'): unknown {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false, logLevel: 'error' });
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false, logLevel: 'error', uniqueKeys: false });
   const err = doc.errors[0];
   if (err) {
     const { line, col } = lineCounter.linePos(err.pos[0]);

@@ -8,6 +8,7 @@ import type { Rule } from '../model/netfilter.js';
 import type { LintContext } from './context.js';
 import type { Related } from './rule.js';
 import { ruleRelated } from './context.js';
+import { appendAll } from '../source/index.js';
 
 export const kubeProxyLogs = (ctx: LintContext): readonly KubeProxyLog[] => ctx.snapshot.kubeProxy?.logs ?? [];
 export const kubeProxyConfigs = (ctx: LintContext): readonly KubeProxyConfig[] => ctx.snapshot.kubeProxy?.configs ?? [];
@@ -20,7 +21,7 @@ export function natRules(ctx: LintContext, chain: string): Rule[] {
   const out: Rule[] = [];
   for (const t of ctx.tables) {
     if (t.table.name !== 'nat') continue;
-    for (const c of t.table.chains) if (c.name === chain) out.push(...c.rules);
+    for (const c of t.table.chains) if (c.name === chain) appendAll(out, c.rules);
   }
   return out;
 }

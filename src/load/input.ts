@@ -201,6 +201,10 @@ export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits:
         closeSync(fd);
       }
       if (plain && !gzipFile) return;
+      // A `.gz` on disk is inflated once without reading its text first: one that inflates past a
+      // limit is refused before any of it is parsed (a text bomb would otherwise be parsed up to
+      // --max-input-size, seconds to minutes, before the limit stopped it).
+      if (gzipFile) await gzipFits(origin.path, limits);
       // A pipe, a device, a `/proc` file that is not regular, or a `.gz`: read as a stream below.
     }
     const file: Readable =
@@ -267,6 +271,29 @@ export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits:
     }
     const rest = lines.end(decoder.end());
     if (rest !== undefined) yield rest;
+  }
+}
+
+/**
+ * Inflate a `.gz` file only to count its text, and throw the limit it goes past (size or ratio).
+ * Damage is not judged here: the reading pass reads what inflates and says where it stops.
+ */
+async function gzipFits(path: string, limits: InputLimits): Promise<void> {
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+  const file = createReadStream(path, { highWaterMark: READ_BYTES });
+  const inflated = pipeline(file, gunzip, () => {});
+  let bytes = 0;
+  try {
+    for await (const chunk of inflated as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > limits.maxBytes) throw overSize(limits, bytes, true);
+      if (limits.maxGzipRatio > 0 && bytes > RATIO_FLOOR && bytes > limits.maxGzipRatio * gunzip.bytesWritten) throw overRatio(limits, bytes, gunzip.bytesWritten);
+    }
+  } catch (e) {
+    if (e instanceof InputLimitError || !isZlibError(e)) throw e;
+  } finally {
+    file.destroy();
+    gunzip.destroy();
   }
 }
 

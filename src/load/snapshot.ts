@@ -23,7 +23,7 @@ import { mergeApiObjects, type ApiObjects } from '../model/k8s-api.js';
 import type { ConntrackStats, ConntrackTable } from '../model/conntrack.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
-import { diagnostic } from '../source/index.js';
+import { diagnostic, appendAll } from '../source/index.js';
 
 export interface SnapshotOptions {
   readonly name?: string;
@@ -67,26 +67,26 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       }
       case 'ipset-list':
       case 'ipset-save':
-        ipsets.push(...(data as IpSetDump).sets);
+        appendAll(ipsets, (data as IpSetDump).sets);
         break;
       case 'ipvsadm':
         ipvs.push(data as IpvsDump);
         break;
       case 'ip-route':
       case 'ip-route-json':
-        routes.push(...(data as RouteDump).routes);
+        appendAll(routes, (data as RouteDump).routes);
         break;
       case 'ip-addr':
       case 'ip-addr-json':
-        interfaces.push(...(data as AddrDump).interfaces);
+        appendAll(interfaces, (data as AddrDump).interfaces);
         break;
       case 'ip-rule':
       case 'ip-rule-json':
-        policyRules.push(...(data as PolicyRuleDump).rules);
+        appendAll(policyRules, (data as PolicyRuleDump).rules);
         break;
       case 'bridge-link':
       case 'sysfs-net':
-        bridgePorts.push(...(data as BridgePortDump).ports);
+        appendAll(bridgePorts, (data as BridgePortDump).ports);
         break;
       case 'uname':
         kernel ??= data as KernelInfo;

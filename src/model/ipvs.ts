@@ -4,6 +4,7 @@
  * Plain readonly data and pure helpers; no I/O.
  */
 import { formatIp, ipEquals, parseIp, type Ip } from './addr.js';
+import { maxOf } from '../source/index.js';
 
 export type IpvsProtocol = 'TCP' | 'UDP' | 'SCTP' | 'FWM';
 export type ForwardMethod = 'Masq' | 'Route' | 'Tunnel' | 'Local';
@@ -201,7 +202,7 @@ export function realServerShares(vs: VirtualServer): readonly RealServerShare[] 
   let basis: number[];
   if (UNWEIGHTED.has(sched)) basis = weights.map((w) => (w > 0 ? 1 : 0));
   else if (HIGHEST_WEIGHT.has(sched)) {
-    const max = Math.max(0, ...weights);
+    const max = maxOf(weights, 0);
     basis = weights.map((w) => (w > 0 && w === max ? 1 : 0));
   } else basis = weights;
   const total = basis.reduce((a, b) => a + b, 0);

@@ -7,6 +7,7 @@
  */
 import type { BridgePort, NetInterface } from './iface.js';
 import type { NodeSnapshot } from './snapshot.js';
+import { minOf } from '../source/index.js';
 
 export type SysctlTable = NodeSnapshot['sysctls'];
 
@@ -260,6 +261,6 @@ export function pathMtu(
     else return { hops, underlayUnknown: out.name };
   }
   const mtus = hops.filter((h) => h.role !== 'underlay').map((h) => h.mtu);
-  const largest = Math.min(limit, ...mtus);
+  const largest = minOf(mtus, limit);
   return { hops, ...(Number.isFinite(largest) ? { largest } : {}), ...(shortfall ? { shortfall } : {}) };
 }

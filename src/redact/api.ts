@@ -9,7 +9,11 @@
 import { Document, parseAllDocuments } from 'yaml';
 import { parseCidr, parseIp } from '../model/addr.js';
 import { blankPasteNoise } from '../load/index.js';
+import { estimateYamlNodes, YAML_NODE_BUDGET } from '../load/format.js';
 import type { NameKind, Redactor } from './index.js';
+
+/** A file redact cannot rewrite (and so does not copy): the message says why. */
+export class RedactRefusal extends Error {}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -44,6 +48,7 @@ export function redactApiObjects(r: Redactor, text: string): string {
       // not whole JSON (cut off, one broken item): read as YAML reads it, as far as it goes
     }
   }
+  if (estimateYamlNodes(source, YAML_NODE_BUDGET) > YAML_NODE_BUDGET) throw new RedactRefusal(`a YAML of more than ${YAML_NODE_BUDGET.toLocaleString('en-US')} nodes (kpx does not read it either: get the objects as JSON)`);
   const docs = parseAllDocuments(source, { logLevel: 'error', uniqueKeys: false, prettyErrors: false });
   const values: unknown[] = [];
   for (const d of Array.isArray(docs) ? docs : []) {

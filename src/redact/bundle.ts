@@ -18,6 +18,7 @@ import { InputLimitError } from '../load/input.js';
 import { resolveServices } from '../kube/resolve.js';
 import { Redactor } from './index.js';
 import { redactFormat, type RedactFormat } from './formats.js';
+import { RedactRefusal } from './api.js';
 
 export interface RedactFilesOptions {
   readonly key: string;
@@ -136,9 +137,19 @@ export async function redactBundle(
       }
     }
   };
-  for await (const { f, text } of texts()) redactFormat(redactor, f.format, text);
+  const refused = new Set<string>();
+  for await (const { f, text } of texts()) {
+    try {
+      redactFormat(redactor, f.format, text);
+    } catch (e) {
+      if (!(e instanceof RedactRefusal)) throw e;
+      refused.add(f.input);
+      skipped.push({ input: f.input, why: e.message });
+    }
+  }
   const written: RedactedFile[] = [];
   for await (const { f, text } of texts()) {
+    if (refused.has(f.input)) continue;
     const out = redactFormat(redactor, f.format, text);
     write(f.output, out);
     written.push({ input: f.input, output: f.output, bytes: Buffer.byteLength(out) });

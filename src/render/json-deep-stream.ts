@@ -84,8 +84,10 @@ function stringifyAt(value: object, indent: string): string {
 
 /**
  * Does the subtree hold at most SMALL nodes? Counted on the raw values (a Map's entries, an
- * object's keys; a toJSON value as one node): only the cost of printing depends on it, never
- * the text.
+ * object's own values — for an object with toJSON too, since what toJSON returns is built from
+ * them: a model chain of 150,000 rules is not one node, whose text is longer than a string can
+ * be): only the cost of printing depends on it, never the text. A Date or another built-in with
+ * toJSON and no own values counts as one.
  */
 function isSmall(root: object, small: number): boolean {
   let budget = small;
@@ -93,7 +95,7 @@ function isSmall(root: object, small: number): boolean {
   while (stack.length > 0) {
     const v = stack.pop();
     if (--budget < 0) return false;
-    if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function') continue;
+    if (v === null || typeof v !== 'object') continue;
     if (Array.isArray(v)) {
       if (v.length > budget) return false;
       for (const e of v) stack.push(e);

@@ -9,7 +9,7 @@ import { SCHEMA_VERSION } from './schemas/index.js';
 import type { Finding, LintRule, Severity } from '../lint/rule.js';
 import { fixOf, REQUIRED_INPUT_LABEL, SEVERITIES } from '../lint/rule.js';
 import type { LintSummary, SkippedRule } from '../lint/run.js';
-import { printable } from '../source/index.js';
+import { printable, maxOf, appendAll } from '../source/index.js';
 import { terminalText } from './colors.js';
 
 export interface LintReport {
@@ -84,7 +84,11 @@ export function renderLintText(r: LintReport, c: Colors): string {
     const fix = rule && fixOf(rule);
     return fix ? [`  ${c.dim(`[${id}]`)} ${printable(fix, 600)}`] : [];
   });
-  if (fixes.length) out.push(c.bold('HOW TO FIX'), ...fixes, '');
+  if (fixes.length) {
+    out.push(c.bold('HOW TO FIX'));
+    appendAll(out, fixes);
+    out.push('');
+  }
   const s = r.summary;
   const total = s.error + s.warning + s.info;
   const skipped = r.skipped ?? [];
@@ -108,7 +112,7 @@ export function renderLintGithub(r: LintReport): string {
 
 /** `kpx lint --list-rules`. */
 export function renderRuleList(rules: readonly LintRule[], c: Colors): string {
-  const w = Math.max(...rules.map((r) => r.id.length));
+  const w = maxOf(rules.map((r) => r.id.length), 0);
   return rules.map((r) => `${r.id.padEnd(w)}  ${c.dim(r.meta.severity.padEnd(7))}  ${r.meta.description}`).join('\n') + '\n';
 }
 

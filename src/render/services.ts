@@ -3,7 +3,7 @@ import { elideMiddle, elideStart, renderColumns, type Cell, type Column } from '
 import type { Resolution, ServicePort, ServiceState } from '../kube/types.js';
 import { stateReason } from '../kube/state-reason.js';
 import { formatHostPort } from '../model/addr.js';
-import { printable } from '../source/index.js';
+import { printable, appendAll } from '../source/index.js';
 import type { Colors } from './colors.js';
 import { problemText } from './problems.js';
 import { terminalText } from './colors.js';
@@ -200,9 +200,9 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
   if (s.namespace === null || s.name === null) lines.push(`  id               ${printable(elideMiddle(s.id, 100), 100)}`);
   if (s.clusterIP) lines.push(`  ClusterIP        ${formatHostPort(s.clusterIP, s.port)}`);
   if (s.nodePort !== null) lines.push(`  NodePort         ${s.nodePort}`);
-  if (s.externalIPs.length) lines.push(...wrap(s.externalIPs.join(', '), ' '.repeat(19), '  externalIPs      '));
-  if (s.loadBalancerIPs.length) lines.push(...wrap(s.loadBalancerIPs.join(', '), ' '.repeat(19), '  LoadBalancer     '));
-  if (s.loadBalancerSourceRanges.length) lines.push(...wrap(s.loadBalancerSourceRanges.join(', '), ' '.repeat(19), '  source ranges    '));
+  if (s.externalIPs.length) appendAll(lines, wrap(s.externalIPs.join(', '), ' '.repeat(19), '  externalIPs      '));
+  if (s.loadBalancerIPs.length) appendAll(lines, wrap(s.loadBalancerIPs.join(', '), ' '.repeat(19), '  LoadBalancer     '));
+  if (s.loadBalancerSourceRanges.length) appendAll(lines, wrap(s.loadBalancerSourceRanges.join(', '), ' '.repeat(19), '  source ranges    '));
   lines.push(`  policies         externalTrafficPolicy=${s.externalTrafficPolicy} internalTrafficPolicy=${s.internalTrafficPolicy}${s.sessionAffinity ? ` sessionAffinity=ClientIP (${s.sessionAffinity.timeoutSeconds === null ? 'timeout unknown' : `${s.sessionAffinity.timeoutSeconds}s`})` : ''}`);
   lines.push(`  identified by    ${s.identifiedBy}${s.hashVerified === true ? ' (chain hash verified)' : s.hashVerified === false ? c.red(' (chain hash MISMATCH)') : ''}`);
   lines.push(`  endpoints        ${endpointSummary(s)}${connections ? `   (conntrack: ${connections.total} entries to this Service port)` : ''}`);
@@ -215,7 +215,7 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
   if (connections && connections.elsewhere > 0) lines.push(c.yellow(`    ${connections.elsewhere} conntrack entries go to no current endpoint (a gone pod, or never translated): see kpx lint`));
   if (s.problems.length) {
     lines.push(`  ${c.yellow('problems')}`);
-    for (const p of s.problems) lines.push(...wrap(printable(problemText(p), 4096), '      ', '    - '));
+    for (const p of s.problems) appendAll(lines, wrap(printable(problemText(p), 4096), '      ', '    - '));
   }
   lines.push(`  ${c.bold('evidence')}`);
   const seen = new Set<string>();
@@ -227,7 +227,8 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
     // The file's end (its name) and the line number say where; the rule is wrapped, not cut (its target is at the end).
     const at = `${elideStart(printable(e.file, 4096), 50)}:${e.line}`;
     const [first, ...rest] = wrap(printable(e.text, 4096), '        ', `    ${at}  `);
-    lines.push(`    ${c.dim(at)}${first.slice(4 + at.length)}`, ...rest);
+    lines.push(`    ${c.dim(at)}${first.slice(4 + at.length)}`);
+    appendAll(lines, rest);
   }
   return terminalText(lines.join('\n') + '\n', c);
 }

@@ -5,6 +5,7 @@
  */
 import { splitHostPort } from '../model/addr.js';
 import type { TraceOutcome, TraceStep } from '../trace/types.js';
+import { minOf } from '../source/index.js';
 
 /** Text output never goes wider than this (the README and issue 16's bar). */
 export const TRACE_WIDTH = 120;
@@ -23,8 +24,12 @@ export function compareOutcomes(a: TraceOutcome, b: TraceOutcome): number {
   return a.verdict < b.verdict ? -1 : a.verdict > b.verdict ? 1 : 0;
 }
 
-/** Two steps are the same step when every field is (same rule, same action, same share). */
-const stepKey = (s: TraceStep) => JSON.stringify(s);
+/**
+ * Two steps are the same step when every field is (same rule, same action, same share). The rule's
+ * text is left out of the key: it is the same for the same file and rule, and a rule of thousands
+ * of statements would make every key as long as the rule (issue 34: quadratic in the statements).
+ */
+const stepKey = (s: TraceStep) => JSON.stringify(s, (k, v) => (k === 'text' ? undefined : v));
 
 /**
  * Where roads agree: the steps every road starts with (`before`) and ends with (`after`). Each
@@ -41,7 +46,7 @@ export function sharedSteps(roads: readonly (readonly TraceStep[])[], opts: { ke
   });
   if (roads.length < 2) return { before: 0, after: 0, tails: tails.map(() => 0) };
   const keys = roads.map((r, i) => r.slice(0, r.length - tails[i]).map(stepKey));
-  const shortest = Math.min(...keys.map((k) => k.length));
+  const shortest = minOf(keys.map((k) => k.length));
   let before = 0;
   while (before < shortest && keys.every((k) => k[before] === keys[0][before])) before++;
   let after = 0;

@@ -5,7 +5,7 @@
  */
 import type { Condition, KernelFate, RouteInfo, Share, Trace, TraceAssumption, TraceOutcome, TraceStep, UnknownReason } from '../trace/types.js';
 import type { MtuShortfall, SwitchEvidence, SwitchName } from '../model/switches.js';
-import { printable } from '../source/index.js';
+import { printable, appendAll, maxOf } from '../source/index.js';
 import { formatHostPort } from '../model/addr.js';
 import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js';
 import { chalkInit, type Colors, terminalText } from './colors.js';
@@ -467,8 +467,8 @@ export function stepLines(steps: readonly TraceStep[], c: Colors, indent: string
     const where = opts.loc ? opts.loc(s.file, s.rule) : '';
     const text = f.count > 1 ? `statistic: ${f.count} rules not taken` : stepText(s);
     const head = opts.loc ? `${indent}${chainAt(s)}` : `${indent}${chainAt(s)}${line}`;
-    lines.push(...fold(head, printable(text, 200) + (where ? `  (${where})` : ''), `${indent}    `));
-    if (s.text && opts.verbose) lines.push(...wrapWords(printable(s.text, 400), `${indent}    `).map((l) => c.dim(l)));
+    appendAll(lines, fold(head, printable(text, 200) + (where ? `  (${where})` : ''), `${indent}    `));
+    if (s.text && opts.verbose) appendAll(lines, wrapWords(printable(s.text, 400), `${indent}    `).map((l) => c.dim(l)));
   }
   return lines;
 }
@@ -478,13 +478,13 @@ function routeLines(o: TraceOutcome, c: Colors, indent: string, opts: TextOption
   const r = o.route;
   if (r) {
     const where = opts.loc ? opts.loc(r.file, r.line) : r.line ? `${r.file}:${r.line}` : '';
-    lines.push(...wrapWords(`${printable(r.summary, 200)}${where ? ` (${printable(where, 400)})` : ''}`, `${indent}       `, TRACE_WIDTH, `${indent}route  `));
-    if (r.policyRule) lines.push(...wrapWords(`chosen by ip rule ${printable(r.policyRule, 160)}`, `${indent}      `).map((l) => c.dim(l)));
-    if (r.problem) lines.push(...wrapWords(`problem: ${r.problem}`, indent).map((l) => c.red(l)));
+    appendAll(lines, wrapWords(`${printable(r.summary, 200)}${where ? ` (${printable(where, 400)})` : ''}`, `${indent}       `, TRACE_WIDTH, `${indent}route  `));
+    if (r.policyRule) appendAll(lines, wrapWords(`chosen by ip rule ${printable(r.policyRule, 160)}`, `${indent}      `).map((l) => c.dim(l)));
+    if (r.problem) appendAll(lines, wrapWords(`problem: ${r.problem}`, indent).map((l) => c.red(l)));
   }
   // A kernel switch that ends the packet after a verdict that let it through (a reply that bypasses NAT…), and MTU shortfalls.
-  if (o.fate && o.verdict !== 'DROP') lines.push(...wrapWords(`problem: ${printable(kernelFateText(o.fate), 400)}`, indent).map((l) => c.red(l)));
-  for (const s of o.steps) if (s.code === 'mtu' && s.shortfall) lines.push(...wrapWords(`problem: ${shortfallText(s.shortfall)}`, indent).map((l) => c.red(l)));
+  if (o.fate && o.verdict !== 'DROP') appendAll(lines, wrapWords(`problem: ${printable(kernelFateText(o.fate), 400)}`, indent).map((l) => c.red(l)));
+  for (const s of o.steps) if (s.code === 'mtu' && s.shortfall) appendAll(lines, wrapWords(`problem: ${shortfallText(s.shortfall)}`, indent).map((l) => c.red(l)));
   return lines;
 }
 
@@ -515,8 +515,8 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
   const groups = scenarios.map((s) => ({ conditions: s.conditions, outcomes: s.outcomes.map((i) => t.outcomes[i]).sort(compareOutcomes) }));
   const many = groups.length > 1;
   if (t.outcomes.length === 0) lines.push(`  verdict  none: the trace produced no outcome`);
-  else if (!many) lines.push(...wrapWords(answerOf(groups[0].outcomes), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
-  else lines.push(...wrapWords(answerOfScenarios(groups.map((g) => g.outcomes)), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
+  else if (!many) appendAll(lines, wrapWords(answerOf(groups[0].outcomes), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
+  else appendAll(lines, wrapWords(answerOfScenarios(groups.map((g) => g.outcomes)), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
   lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${dst}/${p.protocol}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
 
   // The summary: every outcome's fate, per scenario.
@@ -524,28 +524,30 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
   groups.forEach((g, k) => {
     if (many) {
       lines.push(c.bold(`  scenario ${k + 1} of ${groups.length}`));
-      lines.push(...conditionLines(g.conditions, c, '    '));
+      appendAll(lines, conditionLines(g.conditions, c, '    '));
     }
-    for (const x of g.outcomes) lines.push(...outcomeHead(x, c, many ? '  ' : ''));
+    for (const x of g.outcomes) appendAll(lines, outcomeHead(x, c, many ? '  ' : ''));
   });
   if (t.assumptions.length) lines.push('');
-  for (const a of t.assumptions) lines.push(...wrapWords(printable(assumptionText(a), 240), '          ').map((l, i) => c.dim(i === 0 ? `  assume  ${l.trimStart()}` : l)));
+  for (const a of t.assumptions) appendAll(lines, wrapWords(printable(assumptionText(a), 240), '          ').map((l, i) => c.dim(i === 0 ? `  assume  ${l.trimStart()}` : l)));
 
   // The road: the steps every outcome shares once, then each outcome's own.
   const all = groups.flatMap((g) => g.outcomes);
   const roads = all.map((x) => shownSteps(x, o.verbose));
   if (all.length === 1) {
     // One outcome: its fate is the summary's line; its road follows the assumptions.
-    lines.push('', '  road', ...stepLines(roads[0], c, '    ', o), ...routeLines(all[0], c, '    ', o));
+    lines.push('', '  road');
+    appendAll(lines, stepLines(roads[0], c, '    ', o));
+    appendAll(lines, routeLines(all[0], c, '    ', o));
     return terminalText(lines.join('\n') + '\n', c);
   }
   const { before, after, tails } = sharedSteps(roads, { kernelTails: true });
   if (before + after > 0) {
     const end0 = roads[0].length - tails[0];
     lines.push('', `  road shared by every outcome (${all.length}${many ? `, in ${groups.length} scenarios` : ''})`);
-    lines.push(...stepLines(roads[0].slice(0, before), c, '    ', o));
+    appendAll(lines, stepLines(roads[0].slice(0, before), c, '    ', o));
     lines.push(c.dim(`    … here each outcome takes its own steps (below)${after ? ', then all go on:' : ''}`));
-    lines.push(...stepLines(roads[0].slice(end0 - after, end0), c, '    ', o));
+    appendAll(lines, stepLines(roads[0].slice(end0 - after, end0), c, '    ', o));
   }
   let n = 0;
   groups.forEach((g, k) => {
@@ -554,11 +556,15 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
       const tail = tails[n];
       const own = roads[n++];
       const indent = many ? '      ' : '    ';
-      lines.push(...(many ? [] : ['']), ...outcomeHead(x, c, many ? '  ' : ''));
+      if (!many) lines.push('');
+      appendAll(lines, outcomeHead(x, c, many ? '  ' : ''));
       if (x.roads) lines.push(c.dim(`           ${x.roads} roads end this way; the likeliest is shown`));
-      lines.push(...stepLines(own.slice(before, own.length - tail - after), c, indent, o));
-      if (tail) lines.push(c.dim(`${indent}… then, after the shared steps:`), ...stepLines(own.slice(own.length - tail), c, indent, o));
-      lines.push(...routeLines(x, c, many ? '      ' : '    ', o));
+      appendAll(lines, stepLines(own.slice(before, own.length - tail - after), c, indent, o));
+      if (tail) {
+        lines.push(c.dim(`${indent}… then, after the shared steps:`));
+        appendAll(lines, stepLines(own.slice(own.length - tail), c, indent, o));
+      }
+      appendAll(lines, routeLines(x, c, many ? '      ' : '    ', o));
     }
   });
   return terminalText(lines.join('\n') + '\n', c);
@@ -579,10 +585,10 @@ export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Col
   if (m.suggestions.length === 0) lines.push('  and nothing near it: `kpx services` lists what the dumps hold');
   else {
     if (m.code !== 'port-not-served' && m.code !== 'unknown-service-port' && m.code !== 'services-unnamed') lines.push('did you mean:');
-    const w = Math.min(40, Math.max(...m.suggestions.map((s) => s.target.length)));
+    const w = Math.min(40, maxOf(m.suggestions.map((s) => s.target.length)));
     for (const s of m.suggestions) {
       const first = `  ${printable(s.target, 80).padEnd(w)}  `;
-      lines.push(...(s.services.length ? wrapWords(printable(s.services.join(', '), 400), ' '.repeat(Math.min(first.length, 44)), TRACE_WIDTH, first) : [first.trimEnd()]));
+      appendAll(lines, (s.services.length ? wrapWords(printable(s.services.join(', '), 400), ' '.repeat(Math.min(first.length, 44)), TRACE_WIDTH, first) : [first.trimEnd()]));
     }
   }
   if (m.more) lines.push(`  … and ${m.more} more (kpx services lists them all)`);
@@ -597,4 +603,23 @@ export function renderPlanHeader(target: Target, traces: readonly PlannedTrace[]
   const lines = [c.bold(`${what} ${traces.length} port${traces.length === 1 ? '' : 's'} on this node; each is traced below:`)];
   for (const p of traces) lines.push(`  ${`${formatHostPort(p.dest.ipText, p.dest.port)}/${p.protocol}`.padEnd(28)}  ${printable(p.service ?? '', 120)}`);
   return terminalText(lines.join('\n') + '\n\n', c);
+}
+
+/** The most characters of a rule's text each JSON trace step carries (what the text renderer shows under -v). */
+export const STEP_TEXT_JSON = 400;
+
+/**
+ * A trace for `-o json`: as the engine made it, but a step's rule text longer than STEP_TEXT_JSON
+ * is cut there (`textTruncated: true`; file and rule say where the whole line is). Every step of
+ * a rule repeats its text: a rule of 6,000 undecided statements has 6,000 steps, and their texts
+ * would make the JSON grow with the square of the rule's length.
+ */
+export function traceJson(t: Trace): Trace {
+  const long = t.outcomes.some((o) => o.steps.some((s) => s.text !== undefined && s.text.length > STEP_TEXT_JSON));
+  if (!long) return t;
+  return { ...t, outcomes: t.outcomes.map((o) => ({ ...o, steps: o.steps.map(boundedStep) })) };
+}
+
+export function boundedStep<S extends TraceStep>(s: S): S {
+  return s.text !== undefined && s.text.length > STEP_TEXT_JSON ? { ...s, text: `${s.text.slice(0, STEP_TEXT_JSON - 1)}…`, textTruncated: true } : s;
 }

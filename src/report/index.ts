@@ -10,7 +10,7 @@ import type { Resolution, ServicePort } from '../kube/types.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { missingDumps, proxyModes } from '../kube/modes.js';
 import { formatHostPort } from '../model/addr.js';
-import { printable } from '../source/index.js';
+import { printable, appendAll, maxOf } from '../source/index.js';
 import { serviceLabel } from '../render/services.js';
 import { serviceGraph, toDot, toMermaid } from '../graph/index.js';
 import { renderSvg } from '../graph/svg.js';
@@ -174,16 +174,18 @@ export function renderMarkdown(blocks: readonly Block[]): string {
         out.push(mdText(b.text), '');
         break;
       case 'list':
-        out.push(...b.items.map((i) => `- ${mdText(i)}`), '');
+        appendAll(out, b.items.map((i) => `- ${mdText(i)}`)); out.push('');
         break;
       case 'table':
-        out.push(`| ${b.head.map(mdText).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`, ...b.rows.map((r) => `| ${r.map(mdText).join(' | ')} |`), '');
+        out.push(`| ${b.head.map(mdText).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`);
+        appendAll(out, b.rows.map((r) => `| ${r.map(mdText).join(' | ')} |`));
+        out.push('');
         break;
       case 'code':
       case 'svg': {
         const c = b.kind === 'code' ? b : { lang: b.alt.lang, text: b.alt.text };
         // A fence longer than any backtick run inside.
-        const longest = Math.max(2, ...(c.text.match(/`+/g) ?? []).map((x) => x.length));
+        const longest = maxOf((c.text.match(/`+/g) ?? []).map((x) => x.length), 2);
         const fence = '`'.repeat(longest + 1);
         out.push(`${fence}${c.lang}`, c.text.replace(/\n$/, ''), fence, '');
         break;

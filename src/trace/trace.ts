@@ -21,6 +21,7 @@ import { chooseSource, type Source, type SourceSpec } from './source.js';
 import { runStages, type RunEnv } from './stages.js';
 import { KernelSwitches } from './switches.js';
 import type { Trace, TraceAssumption, TraceOutcome, Verdict } from './types.js';
+import { appendAll } from '../source/index.js';
 
 export { clusterCidrFromRules, TraceInputError, type SourceSpec } from './source.js';
 
@@ -193,7 +194,7 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
     const run = new ScenarioRun(pending.pop()!);
     const outcomes = runScenario(snapshot, ctx, source, start, run, assumed);
     results.push({ assignments: run.assignments, outcomes });
-    pending.push(...run.forks);
+    appendAll(pending, run.forks);
   }
   if (pending.length > 0) assumptions.push({ code: 'too-many-scenarios', limit: MAX_SCENARIOS });
   const seen = new Set<string>();

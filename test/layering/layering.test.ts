@@ -38,6 +38,19 @@ describe('layers and lint', () => {
     ]);
   });
 
+  it('spreading a list into push() or Math.max() is an error in src and grammars (a crash past ~120,000 items)', async () => {
+    const errors = async (file: string, source: string) => {
+      const [r] = await eslint.lintText(source, { filePath: `${ROOT}${file}` });
+      return r.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    };
+    expect(await errors('src/load/probe.ts', 'export function f(a: number[], b: number[]) {\n  a.push(...b);\n  return Math.max(...a);\n}\n')).toEqual([
+      'push(...list) overflows the stack on long lists: use appendAll() (src/source)',
+      'Math.max(...list) overflows the stack on long lists: use maxOf()/minOf() (src/source)',
+    ]);
+    expect(await errors('grammars/nft/probe.ts', 'export function f(a: string[], b: string[]) {\n  a.unshift(...b);\n  return a;\n}\n')).toHaveLength(1);
+    expect(await errors('src/load/probe.ts', 'export function f(a: number[], b: number[]) {\n  for (const x of b) a.push(x);\n  return [...a, ...b];\n}\n')).toEqual([]);
+  });
+
   it('imports along the direction pass', async () => {
     expect(await layerErrors('src/trace/probe.ts', "import type { ServicePort } from '../kube/types.js';\nexport type X = ServicePort;\n")).toEqual([]);
     expect(await layerErrors('src/model/probe.ts', "export type { SynRule } from '../../grammars/common/nft-syntax.js';\n")).toEqual([]);

@@ -22,6 +22,7 @@ import { reverseAction } from '../../src/cli/commands/reverse.js';
 import { dumpAction } from '../../src/cli/commands/dump.js';
 import { diffAction } from '../../src/cli/commands/diff.js';
 import { schemaAction } from '../../src/cli/commands/schema.js';
+import { summarizeAction } from '../../src/cli/commands/summarize.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-schemas-'));
@@ -133,6 +134,13 @@ describe('every JSON output validates against its schema', () => {
     const t = check('trace-cluster', await stdoutOf(() => traceAction('10.96.0.10:53/udp', { input: [dir], output: 'json', from: 'pod', node: nodes[0] })), 'trace --node');
     expect((t.traces as { paths: unknown[] }[])[0].paths.length).toBeGreaterThan(0);
     check('trace-cluster', await stdoutOf(() => traceAction('10.96.0.10:53', { input: [dir], output: 'json', from: 'pod', node: nodes[0] })), 'trace --node without protocol');
+    // A node summary (its first member is `kind`, then schemaVersion): the schema services --nodes checks it against.
+    const summary = JSON.parse(await stdoutOf(() => summarizeAction([], { input: [join(dir, nodes[0])], output: 'json' }))) as Record<string, unknown>;
+    expect(summary.schemaVersion).toBe(SCHEMA_VERSION['node-summary']);
+    const v = validators.get('node-summary')!;
+    expect(v(summary), ajv.errorsText(v.errors, { separator: '\n' })).toBe(true);
+    expect((summary.services as unknown[]).length).toBeGreaterThan(5);
+    validated.add('node-summary');
   }, 300_000);
 
   it('the streamed services JSON of a long list (written in slices) and the rule catalogue', async () => {

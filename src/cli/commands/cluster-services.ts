@@ -7,6 +7,7 @@ import { versioned } from '../../render/schemas/index.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { outputWidth, writeOut, writeErr, writeJsonOut } from '../output.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
+import { printable } from '../../source/index.js';
 
 export interface ServicesNodesOptions extends ClusterInputOptions {
   output: 'text' | 'wide' | 'json' | 'yaml';
@@ -33,8 +34,12 @@ export async function servicesNodesAction(positional: string[], opts: ServicesNo
   if (opts.service) services = services.filter(selector(opts.service));
   const differing = services.filter((s) => s.differences.length > 0).length;
   const shown: NodeComparison = { ...cmp, services, summary: { servicePorts: services.length, agreeing: services.length - differing, differing } };
-  if (opts.output === 'json') writeJsonOut(renderJson(versioned('services-nodes', nodeComparisonJson(shown))));
-  else if (opts.output === 'yaml') writeJsonOut(renderYaml(versioned('services-nodes', nodeComparisonJson(shown))));
+  // Nodes that could not be read are said first (stderr), and listed in the JSON; the others are compared.
+  const skipped = cluster.skipped ?? [];
+  for (const s of skipped) writeErr(`kpx: ${printable(s.dir, 4096)}: node ${printable(s.node, 253)} not compared: ${printable(s.reason, 600)}\n`);
+  const doc = () => versioned('services-nodes', { ...nodeComparisonJson(shown), ...(skipped.length ? { skipped: skipped.map((s) => ({ node: s.node, path: s.dir, reason: s.reason })) } : {}) });
+  if (opts.output === 'json') writeJsonOut(renderJson(doc()));
+  else if (opts.output === 'yaml') writeJsonOut(renderYaml(doc()));
   else writeOut(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service), width: outputWidth() }));
   const inputErrors = cluster.nodes.filter((n) => n.snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error')));
   if (inputErrors.length) writeErr(`kpx: some inputs had errors on ${inputErrors.map((n) => n.name).join(', ')}; run \`kpx inspect -i DIR --node NAME\` for details\n`);

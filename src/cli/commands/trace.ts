@@ -8,7 +8,8 @@ import { parseTarget, planTarget, type Target } from '../../trace/target.js';
 import type { Trace } from '../../trace/types.js';
 import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
-import { renderNoMatchText, renderPlanHeader, renderTraceText } from '../../render/trace.js';
+import { renderNoMatchText, renderPlanHeader, renderTraceText, traceJson } from '../../render/trace.js';
+import { writeJsonDeep } from '../../render/json-deep-stream.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
@@ -121,7 +122,8 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace', { traces })));
+  // Written piece by piece: a trace of thousands of undecided statements is more text than one string holds.
+  if (opts.output === 'json') writeJsonDeep(versioned('trace', { traces: traces.map(traceJson) }), (text) => writeJsonOut(text));
   else {
     const stale = staleRulesNotice(snapshot);
     if (stale) writeOut(`${stale}\n`);

@@ -25,7 +25,11 @@ export const SERVICES_NODES_SCHEMA = document(
   'services-nodes',
   SERVICES_NODES_VERSION,
   'kpx services --nodes -o json',
-  obj({ nodes: arr(str), modes: mapOf(arr(str)), services: arr(comparison), differences: arr(difference), summary: obj({ servicePorts: int, agreeing: int, differing: int }) }),
+  obj(
+    { nodes: arr(str), modes: mapOf(arr(str)), services: arr(comparison), differences: arr(difference), summary: obj({ servicePorts: int, agreeing: int, differing: int }) },
+    // Nodes given that could not be read (a damaged summary): not compared, and why.
+    { skipped: arr(obj({ node: str, path: str, reason: str })) },
+  ),
 );
 
 const hop = obj(

@@ -8,6 +8,7 @@ import { SERVICES_SCHEMA, SERVICES_VERSION } from './services.js';
 import { TRACE_SCHEMA, TRACE_VERSION } from './trace.js';
 import { SERVICES_NODES_SCHEMA, SERVICES_NODES_VERSION, TRACE_CLUSTER_SCHEMA, TRACE_CLUSTER_VERSION } from './cluster.js';
 import { LINT_RULES_SCHEMA, LINT_RULES_VERSION, LINT_SCHEMA, LINT_VERSION } from './lint.js';
+import { NODE_SUMMARY_SCHEMA, NODE_SUMMARY_VERSION } from './summary.js';
 import { DIFF_SCHEMA, DIFF_VERSION, DUMP_SCHEMA, DUMP_VERSION, INSPECT_SCHEMA, INSPECT_VERSION, REVERSE_SCHEMA, REVERSE_VERSION } from './snapshot.js';
 
 export type { Schema } from './common.js';
@@ -23,6 +24,7 @@ export const SCHEMA_VERSION = {
   dump: DUMP_VERSION,
   diff: DIFF_VERSION,
   reverse: REVERSE_VERSION,
+  'node-summary': NODE_SUMMARY_VERSION,
 } as const;
 
 export type DocumentName = keyof typeof SCHEMA_VERSION;
@@ -39,6 +41,7 @@ export const SCHEMAS: Readonly<Record<DocumentName, { readonly command: string; 
   dump: { command: 'kpx dump FILE -o json', schema: DUMP_SCHEMA },
   diff: { command: 'kpx diff OLD NEW -o json', schema: DIFF_SCHEMA },
   reverse: { command: 'kpx reverse POD-IP[:PORT] -o json (alias who-dnat)', schema: REVERSE_SCHEMA },
+  'node-summary': { command: 'kpx summarize -o json (read back by kpx services --nodes)', schema: NODE_SUMMARY_SCHEMA },
 };
 
 /** `body` as the named document: `schemaVersion` first, then its members. */

@@ -35,7 +35,7 @@ const step = obj(
     rule: nullable(int),
     file: nullable(str),
   },
-  { text: str, share, condition, reason: unknownReason },
+  { text: str, textTruncated: bool, share, condition, reason: unknownReason },
   { closed: false },
 );
 
