@@ -20,7 +20,7 @@ import { NODE_SUMMARY_SCHEMA } from '../../src/render/schemas/summary.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-summary-validation-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let good: Record<string, unknown>[] = [];
+const good: Record<string, unknown>[] = [];
 let names: string[] = [];
 
 async function run(action: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
