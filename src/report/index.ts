@@ -13,7 +13,17 @@ import { formatHostPort } from '../model/addr.js';
 import { printable, appendAll, maxOf } from '../source/index.js';
 import { serviceLabel } from '../render/services.js';
 import { serviceGraph, toDot, toMermaid } from '../graph/index.js';
-import { renderSvg } from '../graph/svg.js';
+import { renderSvg, SvgUnavailable } from '../graph/svg.js';
+
+/** The SVG of a graph, or undefined when Graphviz cannot run here (the report shows the Mermaid text). */
+async function svgOrUndefined(dot: string): Promise<string | undefined> {
+  try {
+    return await renderSvg(dot);
+  } catch (e) {
+    if (e instanceof SvgUnavailable) return undefined;
+    throw e;
+  }
+}
 
 export type Block =
   | { readonly kind: 'heading'; readonly level: 1 | 2 | 3; readonly text: string }
@@ -141,8 +151,12 @@ export async function reportBlocks(snapshot: NodeSnapshot, res: Resolution, opts
         continue;
       }
       const graph = serviceGraph(snapshot, g.services, `${snapshot.name}: ${g.selector}`);
-      if (svg) out.push({ kind: 'svg', svg: await renderSvg(toDot(graph)), alt: { lang: 'mermaid', text: toMermaid(graph) } });
-      else out.push({ kind: 'code', lang: 'mermaid', text: toMermaid(graph) });
+      const drawn = svg ? await svgOrUndefined(toDot(graph)) : undefined;
+      if (drawn !== undefined) out.push({ kind: 'svg', svg: drawn, alt: { lang: 'mermaid', text: toMermaid(graph) } });
+      else {
+        if (svg) out.push({ kind: 'paragraph', text: 'Graphviz could not run here (no memory for WebAssembly): the graph is given as Mermaid text.' });
+        out.push({ kind: 'code', lang: 'mermaid', text: toMermaid(graph) });
+      }
     }
   }
   return out;

@@ -2,10 +2,10 @@
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
-import { renderSvg } from '../../graph/svg.js';
+import { renderSvg, SvgUnavailable } from '../../graph/svg.js';
 import { serviceSelector } from './services.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { writeOutputFile, writeOut } from '../output.js';
+import { writeErr, writeOutputFile, writeOut } from '../output.js';
 
 export interface GraphOptions extends InputOptions {
   service?: string[];
@@ -26,9 +26,19 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
   }
   const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
   const dot = toDot(g);
-  if (opts.svg) writeOutputFile(opts.svg, await renderSvg(dot));
+  let drawn = false;
+  if (opts.svg) {
+    try {
+      writeOutputFile(opts.svg, await renderSvg(dot));
+      drawn = true;
+    } catch (e) {
+      if (!(e instanceof SvgUnavailable)) throw e;
+      // One line, and the graph as DOT instead (render it with `dot -Tsvg` where Graphviz runs).
+      writeErr(`kpx: ${opts.svg} not written: ${e.message}; the graph is printed as DOT instead (dot -Tsvg renders it)\n`);
+    }
+  }
   const text = opts.format === 'mermaid' ? toMermaid(g) : dot;
   if (opts.output) writeOutputFile(opts.output, text);
-  else if (!opts.svg || opts.format === 'mermaid' || opts.output === '-') writeOut(text);
+  else if (!drawn || opts.format === 'mermaid' || opts.output === '-') writeOut(opts.svg && !drawn ? dot : text);
   return ExitCode.Ok;
 }
