@@ -12,6 +12,7 @@ const UNUSABLE = new Set([
   'input/unreadable',
   'input/unknown-format',
   'collect/failed',
+  'collect/incomplete',
   'internal/parser-crash',
   // The input layer's refusals (src/load/input.ts, src/load/bundle.ts): listed, never read.
   'input/too-large',
@@ -71,7 +72,7 @@ export function hasRuleEvidence(s: NodeSnapshot, family?: 4 | 6): boolean {
  * the lines written (for tests).
  */
 export function reportInputProblems(s: NodeSnapshot, write: (text: string) => void = (t) => writeErr(t)): string[] {
-  const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}${/\bnot (read|used)\b/.test(u.why) ? '' : '; not used'}`);
+  const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}${/\bnot (read|used)\b|not the whole node/.test(u.why) ? '' : '; not used'}`);
   for (const f of s.files) {
     const d = f.diagnostics.find((x) => PARTIAL.has(x.code));
     if (d) lines.push(`kpx: ${printable(f.path, 4096)}: ${d.message}`);

@@ -226,6 +226,11 @@ export interface Manifest {
   readonly steps: readonly StepResult[];
   /** The API objects step: the kubeconfig context and time, or why there are none. */
   readonly api?: ApiRecord;
+  /**
+   * Set while the collection runs, and left set when it did not finish (interrupted, killed): the
+   * bundle is then partial, and kpx says so whenever it reads it. A finished bundle has none.
+   */
+  readonly incomplete?: string;
 }
 
 async function version(cmd: string): Promise<string | undefined> {
@@ -259,8 +264,7 @@ export function checkCollectTarget(dir: string, force: boolean): void {
 export type BundleWriter = (path: string, data: string) => void;
 
 /** Run the steps into `dir`: each step's output file, and what happened to it. */
-export async function runSteps(dir: string, list: readonly Step[], write: BundleWriter): Promise<StepResult[]> {
-  const steps: StepResult[] = [];
+export async function runSteps(dir: string, list: readonly Step[], write: BundleWriter, steps: StepResult[] = []): Promise<StepResult[]> {
   for (const s of list) {
     let args = s.args;
     let command = [s.cmd, ...args].join(' ');
@@ -319,18 +323,43 @@ export async function collectTo(
   conntrack: ConntrackCollectOptions = {},
 ): Promise<{ dir: string; host: string; manifest: Manifest }> {
   mkdirSync(dir, { recursive: true });
-  const steps = await runSteps(dir, [...STEPS, ...conntrackSteps(conntrack)], write);
-  // The API step runs after the node's dumps (only the connection table comes later): its time is now, within that listing's time.
-  const api = await apiRecord(steps, new Date().toISOString());
-  const tools: Record<string, string> = {};
-  for (const cmd of Object.keys(VERSION_ARGS)) {
-    const v = await version(cmd);
-    if (v) tools[cmd] = v;
-  }
   const host = hostname();
-  const manifest: Manifest = { kind: 'kpx-bundle', host, collectedAt: new Date().toISOString(), kpxVersion, tools, steps, ...(api ? { api } : {}) };
-  write(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-  return { dir, host, manifest };
+  const steps: StepResult[] = [];
+  const started = new Date().toISOString();
+  const manifestPath = join(dir, 'manifest.json');
+  // The manifest is written first, marked incomplete: a collection that is interrupted (SIGINT,
+  // SIGTERM) or killed leaves a bundle that says it is partial, never one that reads as whole.
+  const mark = (why: string) => {
+    const partial: Manifest = { kind: 'kpx-bundle', host, collectedAt: started, kpxVersion, tools: {}, steps, incomplete: why };
+    writeFileSync(manifestPath, JSON.stringify(partial, null, 2) + '\n');
+  };
+  write(manifestPath, JSON.stringify({ kind: 'kpx-bundle', host, collectedAt: started, kpxVersion, tools: {}, steps: [], incomplete: 'the collection was still running (or was killed)' }, null, 2) + '\n');
+  const stop = (signal: NodeJS.Signals) => {
+    try {
+      const done = steps.map((s) => s.file).join(', ');
+      mark(`interrupted by ${signal} ${done ? `after ${steps.length} steps (${done})` : 'before any step finished'}`);
+    } finally {
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await runSteps(dir, [...STEPS, ...conntrackSteps(conntrack)], write, steps);
+    // The API step runs after the node's dumps (only the connection table comes later): its time is now, within that listing's time.
+    const api = await apiRecord(steps, new Date().toISOString());
+    const tools: Record<string, string> = {};
+    for (const cmd of Object.keys(VERSION_ARGS)) {
+      const v = await version(cmd);
+      if (v) tools[cmd] = v;
+    }
+    const manifest: Manifest = { kind: 'kpx-bundle', host, collectedAt: new Date().toISOString(), kpxVersion, tools, steps, ...(api ? { api } : {}) };
+    write(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+    return { dir, host, manifest };
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  }
 }
 
 /** Collect into a fresh temporary directory (used when a command gets no input). */

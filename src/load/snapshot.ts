@@ -230,11 +230,23 @@ function withCollectionFailures(paths: readonly string[], parsed: ParsedFile[]):
   const out = [...parsed];
   for (const p of paths) {
     let steps: unknown;
+    let incomplete: unknown;
     try {
       if (p === '-' || !statSync(p).isDirectory()) continue;
-      steps = (readSmallJson(join(p, 'manifest.json')) as { steps?: unknown } | undefined)?.steps;
+      const m = readSmallJson(join(p, 'manifest.json')) as { steps?: unknown; incomplete?: unknown; kind?: unknown } | undefined;
+      steps = m?.steps;
+      incomplete = m?.kind === 'kpx-bundle' ? m.incomplete : undefined;
     } catch {
       continue; // no manifest (not a collected bundle) or an unreadable one: nothing to add
+    }
+    if (incomplete !== undefined) {
+      // A collection that did not finish: what is there is read, and every answer says the bundle is partial.
+      const file = join(p, 'manifest.json');
+      const why = typeof incomplete === 'string' && incomplete ? incomplete : 'it did not finish';
+      const d = diagnostic('error', 'collect/incomplete', `the collection of this bundle did not finish (${why}): dumps after that are missing, so this bundle is not the whole node`, file, 1, 1);
+      const i = out.findIndex((f) => f.path === file);
+      if (i >= 0) out[i] = { ...out[i], diagnostics: [d, ...out[i].diagnostics.filter((x) => x.code !== 'input/left-out')] };
+      else out.push({ path: file, bytes: 0, format: 'unknown', diagnostics: [d] });
     }
     if (!Array.isArray(steps)) continue;
     for (const st of steps as { file?: unknown; command?: unknown; status?: unknown; detail?: unknown }[]) {

@@ -3,8 +3,8 @@
  * routes, ipsets, iptables and nft rules), `ip netns exec NS kpx collect -o DIR` writes a bundle
  * that kpx loads back with the same facts; with no input, a command collects by itself.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,5 +90,26 @@ describe.runIf(kernel)('kpx collect', () => {
       const t = ns.run(process.execPath, [BIN, 'trace', '10.96.0.10:53/udp', '-o', 'json']);
       expect(JSON.parse(t.stdout).traces[0].outcomes.map((o: { destination: string }) => o.destination)).toEqual(['10.244.0.3:53']);
     });
+  });
+
+  it('SIGINT during collect leaves a bundle marked incomplete, which every command reads as partial', async () => {
+    const out = join(tmp, 'interrupted');
+    await withNetns('sigint', async (ns) => {
+      setUp(ns);
+      const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, BIN, 'collect', '-o', out], { stdio: 'ignore' });
+      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+      // Interrupt once a dump is written (the manifest, marked incomplete, comes first).
+      for (let i = 0; i < 2000 && !(existsSync(join(out, 'manifest.json')) && readdirSync(out).length > 2); i++) await new Promise((r) => setTimeout(r, 5));
+      const manifestBefore = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+      expect(manifestBefore.incomplete).toBeDefined();
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+    });
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.incomplete).toMatch(/^interrupted by SIGINT after \d+ steps/);
+    const r = spawnSync(process.execPath, [BIN, 'inspect', out, '-o', 'json'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    const files = JSON.parse(r.stdout).files as { path: string; diagnostics: { code: string }[] }[];
+    expect(files.find((f) => f.path === join(out, 'manifest.json'))!.diagnostics.map((d) => d.code)).toContain('collect/incomplete');
   });
 });
