@@ -50,12 +50,20 @@ export function diagnostic(
 
 /**
  * Control characters a terminal acts on: C0 except tab and newline, DEL, and the C1 controls
- * (U+0080–U+009F; a terminal in UTF-8 mode reads U+009B as CSI, like ESC [).
+ * (U+0080–U+009F; a terminal in UTF-8 mode reads U+009B as CSI, like ESC [). And the Unicode
+ * line and paragraph separators (U+2028, U+2029): editors, browsers and CI log viewers break the
+ * line there, so one diagnostic line would show as two (found by the fuzz run, test/fuzz).
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
 // eslint-disable-next-line no-control-regex
-const CONTROLS_OR_SGR = /\u001b\[[0-9;]{0,32}m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS_OR_SGR = /\u001b\[[0-9;]{0,32}m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** \xNN for a control character, \uNNNN for the separators. */
+const escaped = (c: string): string => {
+  const n = c.charCodeAt(0);
+  return n > 0xff ? `\\u${n.toString(16)}` : `\\x${n.toString(16).padStart(2, '0')}`;
+};
 
 /**
  * A whole text for a terminal (a renderer's output, a line on stderr): every control character
@@ -65,13 +73,13 @@ const CONTROLS_OR_SGR = /\u001b\[[0-9;]{0,32}m|[\u0000-\u0008\u000b-\u001f\u007f
  */
 export function escapeControls(text: string, keepSgr = false): string {
   if (!CONTROL.test(text)) return text;
-  return text.replace(CONTROLS_OR_SGR, (c) => (c.length > 1 ? (keepSgr ? c : `\\x1b${c.slice(1)}`) : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return text.replace(CONTROLS_OR_SGR, (c) => (c.length > 1 ? (keepSgr ? c : `\\x1b${c.slice(1)}`) : escaped(c)));
 }
 
 /** Render text from a dump so it is safe to show: control characters become \xNN. */
 export function printable(text: string, max = 80): string {
   // eslint-disable-next-line no-control-regex
-  const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, escaped);
   return safe.length > max ? `${safe.slice(0, max - 1)}…` : safe;
 }
 

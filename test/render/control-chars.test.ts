@@ -11,7 +11,7 @@ import { renderLintGithub, renderLintText } from '../../src/render/lint.js';
 import { renderSarif } from '../../src/render/sarif.js';
 import { renderJsonLine } from '../../src/render/json.js';
 import { chalkInit } from '../../src/render/colors.js';
-import { escapeControls } from '../../src/source/index.js';
+import { escapeControls, printable } from '../../src/source/index.js';
 import type { Finding } from '../../src/lint/rule.js';
 import { RULES } from '../../src/lint/index.js';
 
@@ -60,5 +60,12 @@ describe('renderers escape control characters', () => {
     expect(escapeControls('\u001b[31m')).toBe('\\x1b[31m');
     const once = escapeControls(NASTY);
     expect(escapeControls(once)).toBe(once);
+  });
+
+  it('text for a terminal: U+2028/U+2029 (a line break in editors, browsers, CI logs) as \\u escapes, so one line stays one line', () => {
+    // Found by the fuzz run (test/fuzz): a diagnostic quoting dump text carried a raw U+2029 to stderr.
+    expect(escapeControls('a\u2028b\u2029c')).toBe('a\\u2028b\\u2029c');
+    expect(printable('cannot read \u2029 here')).toBe('cannot read \\u2029 here');
+    expect(escapeControls(NASTY)).not.toMatch(/[\u2028\u2029]/);
   });
 });
