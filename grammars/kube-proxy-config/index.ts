@@ -9,6 +9,7 @@
  * so every field keeps the file line it was written on). Syntax only: fields as dotted paths.
  */
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import { dropCollectionKeys } from '../common/yaml-keys.js';
 import { estimateYamlNodes, YAML_NODE_BUDGET } from '../common/json-positions.js';
 
 export interface ConfigField {
@@ -146,6 +147,10 @@ function readYaml(text: string): KubeProxyConfigSyntax {
   if (!Array.isArray(docs)) return { form: 'config', fields: [], problems: [{ line: 1, message: 'no YAML document', severity: 'error' }] };
   for (const d of docs) for (const e of d.errors) problems.push({ line: lc.linePos(e.pos[0]).line, message: e.message.split('\n')[0], severity: 'error' });
   for (const d of docs) {
+    const dropped = dropCollectionKeys(d);
+    if (dropped.count) problems.push({ line: lc.linePos(dropped.first?.range?.[0] ?? 0).line, message: `${dropped.count} mapping key(s) that are a list or a map (no kube-proxy field is): left out`, severity: 'warning' });
+  }
+  for (const d of docs) {
     const kind = d.get('kind');
     if (kind === 'KubeProxyConfiguration') {
       const fields: ConfigField[] = [];
@@ -162,6 +167,7 @@ function readYaml(text: string): KubeProxyConfigSyntax {
       const innerDoc = parseAllDocuments(inner.value, { lineCounter: innerLc, logLevel: 'error', uniqueKeys: false });
       const fields: ConfigField[] = [];
       if (Array.isArray(innerDoc) && innerDoc[0]) {
+        dropCollectionKeys(innerDoc[0]);
         const lineOf = block ? (off: number) => header + innerLc.linePos(off).line : () => header;
         for (const e of innerDoc[0].errors) problems.push({ line: lineOf(e.pos[0]), message: `in ${found.key}: ${e.message.split('\n')[0]}`, severity: 'error' });
         walk(innerDoc[0].contents as Node, '', lineOf, fields, problems);

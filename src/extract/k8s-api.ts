@@ -14,7 +14,7 @@ import { isMap, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode } f
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
 import { estimateYamlNodes, JsonPosition, YAML_NODE_BUDGET } from '../../grammars/common/json-positions.js';
-import { appendAll, diagnostic, printable, type Diagnostic } from '../source/index.js';
+import { appendAll, diagnostic, dropCollectionKeys, printable, type Diagnostic } from '../source/index.js';
 import type {
   ApiEndpoint,
   ApiEndpointSlice,
@@ -341,6 +341,12 @@ function readYaml(r: Reader, source: string, out: Collected): void {
       r.diagnostics.push(
         diagnostic('error', 'parse/k8s-api', `not valid ${/^\s*[[{]/.test(source) ? 'JSON/YAML' : 'YAML'}: ${what}; ${salvaged !== undefined ? 'that object is skipped, the others are read' : 'what comes before it is still read'}`, r.file, line, col, { expected: 'a Kubernetes object', found: printable(found.trim(), 60) }),
       );
+    }
+    // Keys that are lists or maps: no Kubernetes field is one, and toJS() would print each one's whole subtree.
+    const dropped = dropCollectionKeys(doc);
+    if (dropped.count) {
+      const w = whereOf(r, dropped.first);
+      warn(r, w, 'parse/k8s-api', `${dropped.count} mapping key(s) that are a list or a map (no Kubernetes field is): left out`);
     }
     // A document with errors still yields what was read before them (a paste cut off mid-object).
     let value: unknown;

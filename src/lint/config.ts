@@ -12,7 +12,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import type { SeveritySetting } from './run.js';
-import { printable } from '../source/index.js';
+import { dropCollectionKeys, printable } from '../source/index.js';
 
 export interface LintConfig {
   readonly severities: Readonly<Record<string, SeveritySetting>>;
@@ -37,6 +37,12 @@ export function parseConfigYaml(text: string, file = 'config'): unknown {
   if (err) {
     const { line, col } = lineCounter.linePos(err.pos[0]);
     throw new ConfigError(`${file}:${line}:${col}: not valid YAML: ${err.message.split('\n')[0]}`);
+  }
+  // A key that is a list or a map: no setting has one (and the yaml package's toJS() prints each such key's whole subtree).
+  const dropped = dropCollectionKeys(doc);
+  if (dropped.first) {
+    const { line, col } = lineCounter.linePos(dropped.first.range?.[0] ?? 0);
+    throw new ConfigError(`${file}:${line}:${col}: a mapping key that is a list or a map: no setting has one`);
   }
   try {
     return doc.toJS() ?? {};

@@ -9,6 +9,7 @@
 import { Document, parseAllDocuments } from 'yaml';
 import { parseCidr, parseIp } from '../model/addr.js';
 import { blankPasteNoise } from '../load/index.js';
+import { dropCollectionKeys } from '../source/index.js';
 import { estimateYamlNodes, YAML_NODE_BUDGET } from '../load/format.js';
 import type { NameKind, Redactor } from './index.js';
 
@@ -53,6 +54,7 @@ export function redactApiObjects(r: Redactor, text: string): string {
   const values: unknown[] = [];
   for (const d of Array.isArray(docs) ? docs : []) {
     try {
+      dropCollectionKeys(d); // kpx does not read such pairs either (src/extract/k8s-api.ts)
       values.push(top(r, d.toJS({ maxAliasCount: 100 })));
     } catch {
       // an alias kpx does not follow: the document is left out

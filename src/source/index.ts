@@ -1,1 +1,2 @@
 export * from '../../grammars/common/source.js';
+export * from '../../grammars/common/yaml-keys.js';

@@ -167,6 +167,19 @@ describe('readers are linear in their input', () => {
   }, 120_000);
 });
 
+describe('YAML with keys that are lists or maps, nested deep (found by the fuzz run)', () => {
+  // The yaml package's toJS() prints such a key's whole subtree to make it a string, at every level:
+  // 3,000 nested `{` in an 11 KB paste took minutes. kpx leaves such pairs out before toJS (and says so).
+  it('kubectl objects and a KubeProxyConfiguration: linear in the nesting, the pairs reported as left out', async () => {
+    const paste = (n: number) => `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  labels: ${'{'.repeat(n)}\nspec:\n  clusterIP: 10.96.0.9\n`;
+    expect(await growth(paste, 100)).toBeLessThan(10);
+    const r = await parseInput(text(paste(400), 'svc.yaml'));
+    expect(r.diagnostics.map((d) => d.message)).toContain('1 mapping key(s) that are a list or a map (no Kubernetes field is): left out');
+    const config = (n: number) => `apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nfeatureGates: ${'{'.repeat(n)}\n`;
+    expect(await growth(config, 100)).toBeLessThan(10);
+  }, 120_000);
+});
+
 describe('outputs grow with their input', () => {
   it('trace -o json of one nft rule with n undecided statements: bytes grow ~linearly (×4 at 4n, not ×16)', async () => {
     const size = async (n: number) => {
