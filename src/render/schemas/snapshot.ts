@@ -3,7 +3,7 @@ import { arr, bool, diagnostic, document, evidence, int, mapOf, nullable, num, o
 
 export const INSPECT_VERSION = 1;
 export const DUMP_VERSION = 1;
-export const DIFF_VERSION = 1;
+export const DIFF_VERSION = 2;
 export const REVERSE_VERSION = 1;
 
 const counts = mapOf(int);
@@ -51,12 +51,15 @@ const summary = obj({
 const endpointRef = obj({ address: str, local: nullable(bool), probability: nullable(num) });
 const ruleRef = obj({ text: str, file: str, line: int });
 const side = obj({ name: str, files: arr(str), servicePorts: int });
+const unitKind = oneOfStr('iptables-chain', 'nft-chain', 'nft-set', 'ipset', 'ipvs');
 
+/** Version 2: `modes` (a diff across proxy modes), endpoint `share` changes, `rules.proxyRules` / `rules.oneSided`. */
 export const DIFF_SCHEMA = document(
   'diff',
   DIFF_VERSION,
   'kpx diff -o json',
-  obj({
+  obj(
+    {
     old: side,
     new: side,
     services: obj({
@@ -70,21 +73,29 @@ export const DIFF_SCHEMA = document(
           fields: arr(obj({ field: str, old: {}, new: {} })),
           endpointsAdded: arr(endpointRef),
           endpointsRemoved: arr(endpointRef),
-          endpointsChanged: arr(obj({ address: str, field: oneOfStr('local', 'weight'), old: {}, new: {} })),
+          endpointsChanged: arr(obj({ address: str, field: oneOfStr('local', 'weight', 'share'), old: {}, new: {} })),
         }),
       ),
       unchanged: int,
     }),
-    rules: obj({
-      explained: obj({ added: int, removed: int, moved: int }),
-      unexplained: arr(
-        obj(
-          { kind: oneOfStr('iptables-chain', 'nft-chain', 'nft-set', 'ipset', 'ipvs'), unit: str, status: oneOfStr('added', 'removed', 'changed'), added: arr(ruleRef), removed: arr(ruleRef), moved: arr(ruleRef) },
-          { policy: obj({ old: nullable(str), new: nullable(str) }) },
+    rules: obj(
+      {
+        explained: obj({ added: int, removed: int, moved: int }),
+        unexplained: arr(
+          obj(
+            { kind: unitKind, unit: str, status: oneOfStr('added', 'removed', 'changed'), added: arr(ruleRef), removed: arr(ruleRef), moved: arr(ruleRef) },
+            { policy: obj({ old: nullable(str), new: nullable(str) }) },
+          ),
         ),
-      ),
-    }),
-  }),
+      },
+      {
+        proxyRules: obj({ old: int, new: int }),
+        oneSided: arr(obj({ kind: unitKind, side: oneOfStr('old', 'new'), units: int, items: int })),
+      },
+    ),
+    },
+    { modes: obj({ old: arr(str), new: arr(str), notCompared: arr(obj({ what: str, why: str })) }) },
+  ),
 );
 
 const frontend = obj({ kind: oneOfStr('clusterIP', 'nodePort', 'externalIP', 'loadBalancerIP'), address: nullable(str), port: int, protocol: str, probability: nullable(num), policy: oneOfStr('Cluster', 'Local') }, { note: str });
