@@ -100,7 +100,6 @@ describe('kpx diff across proxy modes: a real change on one side is the only cha
   // Each change is made on the new side of every pair of modes; the changed Service is all that is reported.
   const cluster = generateCluster({ seed: 3, services: SHAPES.length + 20 });
   const base = Object.fromEntries(MODES.map((m) => [m, bundle(cluster, m)])) as Record<Mode, string>;
-  const other = cluster.nodes.find((x) => x !== cluster.node)!;
 
   /** Every pair, the change made on the new side; the changed Service is the only one reported. */
   async function onlyChange(changed: Cluster | ((mode: Mode) => string), name: string) {
