@@ -11,19 +11,28 @@ import { dirname, join } from 'node:path';
 import type { LintRule } from './rule.js';
 import { RULES } from './index.js';
 
+const table = (rules: readonly LintRule[]) => [
+  '| rule | severity | finds |',
+  '| --- | --- | --- |',
+  ...rules.map((r) => `| [\`${r.id}\`](#${r.id}) | ${r.meta.severity} | ${r.meta.description.replace(/\|/g, '\\|')} |`),
+  '',
+];
+
 export function renderCatalogue(rules: readonly LintRule[] = RULES): string {
+  const lint = rules.filter((r) => (r.meta.category ?? 'lint') === 'lint');
+  const migration = rules.filter((r) => r.meta.category === 'migration');
   const out: string[] = [
     '<!-- Generated from src/lint/rules/*.ts by src/lint/catalogue.ts. Do not edit by hand. -->',
     '',
     'Severities are the defaults; change them per rule with `--config` (`rules: {ID: off|error|warning|info}`),',
     'run a subset with `--rule ID`, skip rules with `--disable ID`. SARIF rule ids are `kpx/ID`.',
     '',
-    '| rule | severity | finds |',
-    '| --- | --- | --- |',
-    ...rules.map((r) => `| [\`${r.id}\`](#${r.id}) | ${r.meta.severity} | ${r.meta.description.replace(/\|/g, '\\|')} |`),
-    '',
+    ...table(lint),
   ];
-  for (const r of rules) {
+  if (migration.length) {
+    out.push('`kpx migrate-check --to nftables` runs these, with the same options and outputs:', '', ...table(migration));
+  }
+  for (const r of [...lint, ...migration]) {
     out.push(`### ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, '', r.meta.docs, '');
   }
   return out.join('\n');
