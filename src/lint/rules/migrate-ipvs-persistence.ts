@@ -30,7 +30,7 @@ export default createRule({
       're-balanced once when kube-proxy switches modes.',
     ].join('\n'),
     messages: {
-      persistent: '{{vs}}{{more}} keep(s) clients on one real server for {{timeout}}s, each its own table; nftables mode keeps the same timeout, one table for every address of the Service port',
+      persistent: '{{vs}}{{more}} {{verb}} clients on one real server for {{timeout}}s, each in its own table; nftables mode keeps the same timeout, one table for every address of the Service port',
     },
   },
   check(ctx) {
@@ -41,7 +41,7 @@ export default createRule({
       const vs = first.vs;
       const more = rest.length ? ` and ${rest.length} other virtual server${rest.length === 1 ? '' : 's'}` : '';
       const related = rest.slice(0, 6).map((x) => ({ file: x.vs.file, line: x.vs.line, text: vsText(x.vs) }));
-      ctx.report({ messageId: 'persistent', data: { vs: vsText(vs), more, timeout: vs.persistent! }, file: vs.file, line: vs.line, column: vs.column, text: vsText(vs), ...(g.service ? { service: g.service } : {}), related });
+      ctx.report({ messageId: 'persistent', data: { vs: vsText(vs), more, verb: rest.length ? 'keep' : 'keeps', timeout: vs.persistent! }, file: vs.file, line: vs.line, column: vs.column, text: vsText(vs), ...(g.service ? { service: g.service } : {}), related });
     }
   },
 });

@@ -37,7 +37,7 @@ export default createRule({
       'Service (nftables mode implements it), for weighting scale the Deployment instead.',
     ].join('\n'),
     messages: {
-      scheduler: '{{vs}}{{more}} use(s) the {{scheduler}} scheduler; nftables mode picks among the {{count}} endpoint(s) at random, equal shares',
+      scheduler: '{{vs}}{{more}} {{verb}} the {{scheduler}} scheduler; nftables mode picks among the {{count}} endpoint(s) at random, equal shares',
       weights: '{{vs}} ({{scheduler}}) weighs its real servers {{weights}}; nftables mode gives every endpoint an equal share',
     },
   },
@@ -58,7 +58,7 @@ export default createRule({
       const vs = first.vs;
       const more = rest.length ? ` and ${rest.length} other virtual server${rest.length === 1 ? '' : 's'}` : '';
       const related = [...rsRelated(vs), ...rest.slice(0, 4).map((x) => ({ file: x.vs.file, line: x.vs.line, text: vsText(x.vs) })), ...cfgRel];
-      ctx.report({ messageId: 'scheduler', data: { vs: vsText(vs), more, scheduler: vs.scheduler!, count: vs.realServers.length }, file: vs.file, line: vs.line, column: vs.column, text: vsText(vs), ...(g.service ? { service: g.service } : {}), related });
+      ctx.report({ messageId: 'scheduler', data: { vs: vsText(vs), more, verb: rest.length ? 'use' : 'uses', scheduler: vs.scheduler!, count: vs.realServers.length }, file: vs.file, line: vs.line, column: vs.column, text: vsText(vs), ...(g.service ? { service: g.service } : {}), related });
     }
   },
 });
