@@ -58,7 +58,7 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
   for (const u of r.unexplained) out.push(...unitLines(u, c, max));
   if (r.proxyRules) out.push(c.dim(`kube-proxy's own rules differ with the mode (${r.proxyRules.old} old, ${r.proxyRules.new} new rules/members/virtual servers): not compared one by one`));
   for (const o of r.oneSided ?? []) {
-    out.push(c.dim(`${o.kind} rules only in the ${o.side} dumps (${o.items} in ${o.units} chain${o.units === 1 ? '' : 's'}/set${o.units === 1 ? '' : 's'}): the other side has no such dump, so not compared`));
+    out.push(c.dim(`${o.kind.split('-')[0]} rules only in the ${o.side} dumps (${o.items} in ${o.units} chain${o.units === 1 ? '' : 's'}/set${o.units === 1 ? '' : 's'}): the other side has no such dump, so not compared`));
   }
   return out.join('\n') + '\n';
 }

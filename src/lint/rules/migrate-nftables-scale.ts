@@ -73,7 +73,7 @@ export default createRule({
     ].join('\n'),
     messages: {
       scale:
-        'for {{ports}} Service ports nftables mode will write about {{serviceIPs}} service-ips, {{nodePorts}} service-nodeports, {{noEndpoint}} no-endpoint and {{firewall}} firewall-ips elements and {{clusterIPs}} cluster-ips; {{chains}} Service chains; {{before}} endpoint chains up to 1.35, from 1.36 {{after}} and {{maps}} DNAT maps ({{maps137}} from 1.37)',
+        'for {{ports}} Service ports nftables mode will write about {{serviceIPs}} service-ips, {{nodePorts}} service-nodeports, {{noEndpoint}} no-endpoint and {{firewall}} firewall-ips elements and {{clusterIPs}} cluster-ips; {{chains}} Service chains; {{before}} endpoint chains up to 1.35, from 1.36 {{after}} endpoint chains and {{maps}} DNAT maps ({{maps137}} from 1.37)',
     },
   },
   check(ctx) {
