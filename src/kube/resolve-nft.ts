@@ -1,5 +1,8 @@
 /**
- * kube-proxy nftables mode → Service ports (kubernetes pkg/proxy/nftables/proxier.go, 1.29–1.33).
+ * kube-proxy nftables mode → Service ports (kubernetes pkg/proxy/nftables/proxier.go), every layout
+ * from 1.29 to 1.37 (src/generate/nft-layout.ts says what changed when): the names of maps, sets and
+ * per-Service chains never changed; what a service chain holds did (a numgen vmap to endpoint chains,
+ * from 1.36 a numgen DNAT map, from 1.37 a plain DNAT for a lone endpoint), and 1.29 has no cluster-ips.
  *
  * Each `table ip kube-proxy` / `table ip6 kube-proxy` (and a pasted fragment without a table
  * header that holds kube-proxy objects) is read on its own:

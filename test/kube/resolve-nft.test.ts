@@ -202,6 +202,22 @@ describe('resolveNft on hand-written fixtures', () => {
     expect(old.hashVerified).toBe(true);
   });
 
+  it('v1.36-listing (a real v1.36.2 node, trimmed by its author): hairpin set, inline masquerade, DNAT maps without endpoint chains', async () => {
+    const res = await resolveFixture('v1.36-listing.nft', false);
+    expect(res.services.map((s) => [s.namespace, s.name, s.portName, s.clusterIP, s.port, s.state])).toEqual([
+      ['default', 'kubernetes', 'https', '10.96.0.1', 443, 'healthy'],
+      ['kproxy-lab', 'backend-api', 'http', '10.100.192.23', 80, 'healthy'],
+    ]);
+    const api = res.services[1];
+    expect(api.endpoints.map((e) => [e.ip, e.port, e.probability])).toEqual([
+      ['10.244.0.10', 9898, 0.5],
+      ['10.244.0.8', 9898, 0.5],
+    ]);
+    expect(api.hashVerified).toBe(true);
+    expect(api.problems).toEqual([]);
+    expect(res.services[0].endpoints.map((e) => [e.ip, e.port, e.probability])).toEqual([['192.168.0.231', 6443, 1]]);
+  });
+
   it('broken: every consistency problem is reported with evidence', async () => {
     const r = await resolveFixture('broken.nft');
     const missing = svc(r, 'broken/missing:http/tcp');
