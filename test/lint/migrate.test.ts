@@ -260,6 +260,12 @@ describe('the command', () => {
     expect(again.findings).toEqual([]);
   });
 
+  it('--list-rules lists the migration checks only', async () => {
+    const { out, code } = await run([], { listRules: true });
+    expect(code).toBe(0);
+    expect(out.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0]).sort()).toEqual(MIGRATION_RULES.map((r) => r.id).sort());
+  });
+
   it('refuses another target mode and lint rule ids', async () => {
     await expect(run([dir], { to: 'ipvs' })).rejects.toThrow(/only nftables/);
     await expect(run([dir], { rule: ['shadowed-rule'] })).rejects.toThrow(/unknown rule shadowed-rule \(kpx migrate-check --list-rules/);
