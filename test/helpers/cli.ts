@@ -16,6 +16,7 @@
  * Runs are serialised: they share process.stdout, process.env and process.exitCode.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { breathe } from './breathe.js';
 import type * as ProgramModule from '../../src/cli/program.js';
 
 export interface KpxResult {
@@ -44,7 +45,12 @@ let queue: Promise<unknown> = Promise.resolve();
 
 /** `kpx ARGS…` in-process: its exit code, stdout and stderr. */
 export function cli(args: readonly string[], env: Record<string, string> = {}): Promise<KpxResult> {
-  const result = queue.then(() => runOnce(args, env));
+  const result = queue.then(async () => {
+    await breathe();
+    const r = await runOnce(args, env);
+    await breathe();
+    return r;
+  });
   queue = result.catch(() => undefined);
   return result;
 }
