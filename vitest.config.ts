@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // `npm test`: unit, CLI and kernel-backed tests, in one run and one report (.ci/run reads its JSON).
@@ -9,8 +10,12 @@ import { defineConfig } from 'vitest/config';
 /** Files that send real packets and measure splits and timeouts: one at a time, after the rest. */
 export const KERNEL_FILES = ['test/kernel/**/*.test.ts'];
 
-/** Workers for the unit project: files in parallel, two even on a 2-core machine (vitest's default there is one). */
-const workers = Math.max(2, Number(process.env.KPX_TEST_WORKERS) || 0);
+/**
+ * Workers for the unit project: vitest's default (one per core but one), and at least two — on a
+ * 2-core machine its default is one, and a test waiting on a child process then idles a core.
+ * KPX_TEST_WORKERS overrides.
+ */
+const workers = Number(process.env.KPX_TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
   test: {
