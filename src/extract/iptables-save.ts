@@ -18,7 +18,7 @@ type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/common/format.js';
 import type { TextStream } from '../../grammars/common/stream.js';
-import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, type Chain, type Counters, type DeletedChain, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
 import { chainJump, clearSharedTargets, interpretRule, looksLikeExtensionTarget, type ChainTarget } from './iptables-rule.js';
 
@@ -99,6 +99,8 @@ interface MutableTable {
   run: SavedRule[];
   /** Per-rule warnings in rule order; `undeclared` ones are decided once the whole table is read. */
   ruleNotes: RuleNote[];
+  /** Chains `-X` deleted (restore input), in order. */
+  deleted?: DeletedChain[];
 }
 
 type RuleNote = { readonly undeclared: string; readonly line: number; readonly column: number } | { readonly undeclared?: undefined; readonly diagnostic: Diagnostic };
@@ -237,7 +239,10 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     let c = t.lastChain;
     if (c === undefined || c.name !== s.chain) {
       const declared = t.chains.get(s.chain);
-      if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
+      const deletedAt = declared ? undefined : t.deleted?.find((d) => d.name === s.chain)?.deletedAt;
+      if (deletedAt !== undefined) {
+        t.ruleNotes.push({ diagnostic: diagnostic('error', 'extract/rule-for-deleted-chain', `rule for chain ${s.chain}, which line ${deletedAt} deletes: iptables-restore refuses it`, file, line, column) });
+      } else if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
       c = declared ?? chainOf(t, s.chain);
       flushRun(t);
       t.lastChain = c;
@@ -262,6 +267,46 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     }
     ruleCount++;
   };
+  /**
+   * `-X NAME` (or a bare `-X`: every user chain) as iptables-restore applies it: the chain is gone
+   * from the table (a later `:NAME` makes a new one). The tool refuses to delete a chain that still
+   * has rules (an error here too, and the chain is taken as deleted). A built-in chain depends on
+   * the backend (measured, iptables 1.8.9): iptables-legacy-restore refuses, iptables-nft-restore
+   * deletes its base chain — a warning that says both.
+   */
+  const deleteChains = (t: MutableTable, name: string | undefined, line: number, column: number, spelled: string): void => {
+    flushRun(t);
+    t.lastChain = undefined;
+    const doomed = name === undefined ? [...t.chains.values()].filter((c) => !c.builtin) : [t.chains.get(name) ?? name];
+    const deleted = (t.deleted ??= []);
+    if (doomed.length === 0) deleted.push({ all: true, deletedAt: line, spelled });
+    for (const c of doomed) {
+      if (typeof c === 'string') {
+        // Not in this input: with --noflush it may be in the kernel, which deletes it.
+        deleted.push({ name: c, deletedAt: line, spelled });
+        continue;
+      }
+      if (c.rules.length > 0) {
+        const why = `it still has ${c.rules.length} rule${c.rules.length === 1 ? '' : 's'} (from line ${c.rules[0].line})`;
+        early.push(diagnostic('error', 'extract/delete-chain-refused', `${spelled} ${c.name}: iptables-restore refuses to delete chain ${c.name}: ${why}`, file, line, column));
+      } else if (c.builtin) {
+        const what = `${spelled} ${c.name} deletes a built-in chain: iptables-legacy-restore refuses it; iptables-nft-restore deletes the base chain, so table ${t.name} no longer sees the packets of that hook`;
+        early.push(diagnostic('warning', 'extract/delete-builtin-chain', what, file, line, column));
+      }
+      t.chains.delete(c.name);
+      deleted.push({
+        name: c.name,
+        ...(name === undefined ? { all: true as const } : {}),
+        ...(c.line !== undefined ? { line: c.line } : {}),
+        ...(c.policy !== undefined ? { policy: c.policy } : {}),
+        ...(c.counters !== undefined ? { counters: c.counters } : {}),
+        ...(c.rules.length > 0 ? { rules: c.rules } : {}),
+        deletedAt: line,
+        spelled,
+      });
+    }
+  };
+
   /** `-j NAME` in the table being read is a jump when NAME is one of its chains. */
   const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto);
 
@@ -342,7 +387,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
           const c = chainOf(current, s.args[0]);
           c.line ??= e.line;
           if (s.args[1]) c.policy = s.args[1];
-        }
+        } else if (s.command === 'delete-chain') deleteChains(current, s.args[0], e.line, e.column, s.spelled);
         break;
       }
     }
@@ -399,6 +444,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
       if (!t.committed && !t.implicit) {
         diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
       }
+      if (t.deleted) diagnostics.push(...jumpsToDeleted(t, file));
     }
 
     const frozenTables: Table[] = tables.map((t) => {
@@ -415,6 +461,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
         chainsByName: byName,
         ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
         ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
+        ...(t.deleted ? { deletedChains: t.deleted } : {}),
       };
       return table;
     });
@@ -452,6 +499,25 @@ function flushRun(t: MutableTable): void {
   if (c === undefined || t.run.length === 0) return;
   c.rules = c.rules.length === 0 ? t.run.slice() : c.rules.concat(t.run);
   t.run.length = 0;
+}
+
+/**
+ * Rules left jumping to a chain `-X` deleted (and not declared again): iptables-restore refuses
+ * both orders — deleting a chain a rule still jumps to, and a jump to a chain that is gone.
+ */
+function jumpsToDeleted(t: MutableTable, file: string): Diagnostic[] {
+  const gone = new Map<string, number>();
+  for (const d of t.deleted ?? []) if (d.name !== undefined && !t.chains.has(d.name)) gone.set(d.name, d.deletedAt);
+  const out: Diagnostic[] = [];
+  if (gone.size === 0) return out;
+  for (const c of t.chains.values()) {
+    for (const r of c.rules) {
+      const to = r.target?.kind === 'jump' || r.target?.kind === 'goto' ? r.target.chain : r.target?.kind === 'extension' ? r.target.name : undefined;
+      const at = to === undefined ? undefined : gone.get(to);
+      if (at !== undefined) out.push(diagnostic('error', 'extract/jump-to-deleted-chain', `rule jumps to chain ${to}, which line ${at} deletes: iptables-restore refuses it`, file, r.line, r.column));
+    }
+  }
+  return out;
 }
 
 /** iptables-restore takes rules for built-in chains without a `:CHAIN` line, not for other chains. */

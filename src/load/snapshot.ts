@@ -4,6 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ParsedFile } from './index.js';
 import { InputError, parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
@@ -204,6 +205,9 @@ export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptio
   opts = opts.name === undefined ? { ...opts, name: nodeNameOf(paths) } : opts;
   const parsed: ParsedFile[] = [];
   for (let i = 0; i < inputs.length; i++) {
+    // Between files, let the event loop run: a spinner's frame, a Ctrl-C handler (live mode removes
+    // its temporary bundle then), a test runner's messages. A file's own parse is synchronous.
+    if (i > 0) await yieldToEventLoop();
     opts.onFile?.(inputs[i].path, i, inputs.length);
     const path = inputs[i].path;
     const onParse = opts.onParse;

@@ -148,6 +148,29 @@ export interface Table {
   /** Chains in declaration order (built-ins first as iptables-save prints them). */
   readonly chains: readonly Chain[];
   readonly chainsByName: ReadonlyMap<string, Chain>;
+  /**
+   * Chains that restore input deletes (`-X CHAIN`: kube-proxy removes a stale Service's chains so,
+   * after declaring them to flush them). As after iptables-restore, they are not in `chains`;
+   * kept here so that `kpx dump` writes the deletion back. Absent when nothing was deleted.
+   */
+  readonly deletedChains?: readonly DeletedChain[];
+}
+
+/** A chain `-X` deleted: its declaration (when the input had one) and the deleting line. */
+export interface DeletedChain {
+  /** The chain; absent only for a bare `-X` that found no user chain to delete. */
+  readonly name?: string;
+  /** Deleted by a bare `-X`, which deletes every user chain of the table. */
+  readonly all?: true;
+  /** Its `:NAME …` declaration line, when it was declared before the deletion. */
+  readonly line?: number;
+  readonly policy?: string;
+  readonly counters?: Counters;
+  /** Rules it still had: iptables-restore refuses such a deletion (an error says so); kept for the round trip. */
+  readonly rules?: readonly Rule[];
+  /** The `-X` line, and the option as spelled there (`-X` or `--delete-chain`). */
+  readonly deletedAt: number;
+  readonly spelled: string;
 }
 
 export interface UnsupportedLine {
