@@ -25,6 +25,10 @@ export function unknownText(r: UnknownReason): string {
       return `chain ${r.chain} is not in the evidence: what happens after this ${r.via} is unknown`;
     case 'chain-truncated':
       return `table ${r.table} was cut before COMMIT (last line read: ${r.line}): rules of chain ${r.chain} past the cut are not in the evidence, so what happens here is unknown`;
+    case 'chain-partial':
+      return `${r.file.split(/[\\/]/).pop() ?? r.file} is a paste without *table (a grep; kpx takes it as table ${r.table}): rules of chain ${r.chain} it left out decide what happens here, so it is unknown`;
+    case 'hook-unknown':
+      return `the walk started at ${r.table}/${r.chain} because no ${r.hook} chain is in the evidence: what the hook's other rules and its policy do is unknown`;
     case 'map-missing':
       return `map ${r.map} is not in the evidence: what happens after this lookup is unknown`;
     case 'listing-truncated':

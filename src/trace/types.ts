@@ -55,6 +55,17 @@ export type UnknownReason =
   | { readonly code: 'chain-missing'; readonly chain: string; readonly via: 'jump' | 'goto' }
   /** The walk reached the end of a chain whose rules may go on past where a truncated table was cut. */
   | { readonly code: 'chain-truncated'; readonly chain: string; readonly table: string; readonly line: number }
+  /**
+   * The walk reached the end of a chain of a paste without `*table` (a grep): the rules the paste
+   * left out decide what follows. `table`: the table kpx inferred for the paste (fragment-table.ts).
+   */
+  | { readonly code: 'chain-partial'; readonly chain: string; readonly table: string; readonly file: string }
+  /**
+   * The walk started at kube-proxy's dispatch chain because the hook's built-in chain is not in the
+   * evidence (a grep, a restore payload) and reached its end: what the hook's other rules and its
+   * policy do with the packet is not in the evidence.
+   */
+  | { readonly code: 'hook-unknown'; readonly chain: string; readonly table: string; readonly hook: string }
   | { readonly code: 'map-missing'; readonly map: string }
   /** A listing (`ipvsadm -Ln`) ends mid-line in the object the packet reached: what it holds past `line` is not in the evidence. */
   | { readonly code: 'listing-truncated'; readonly what: string; readonly file: string; readonly line: number }
