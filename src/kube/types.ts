@@ -87,6 +87,8 @@ export interface ForeignObject {
   readonly owner: string;
   readonly file: string;
   readonly line?: number;
+  /** A kube-proxy Service chain nothing reaches from the hooks (reach.ts): a leftover, not live state. */
+  readonly leftover?: true;
 }
 
 export interface Resolution {

@@ -279,9 +279,9 @@ export function stepText(s: TraceStep): string {
     case 'ipvs-real-server':
       return `${s.forward} to ${s.address}:${s.port ?? ''} (weight ${s.weight ?? '?'}, ${formatPct(s.probability)})${s.persistent ? `; persistent ${s.persistent}s: a client sticks to its first real server` : ''}`;
     case 'ipvs-draining':
-      return 'virtual server: every real server has weight 0 (draining): no new connections';
+      return 'virtual server: every real server has weight 0 (draining): no new connection is scheduled; ICMP port unreachable is sent back';
     case 'ipvs-no-real-servers':
-      return 'virtual server has no real servers: the packet is dropped';
+      return 'virtual server has no real servers: no destination; ICMP port unreachable is sent back (ip_vs_leave)';
     case 'kernel-switch':
       return switchStepText(s);
     case 'mtu':
@@ -341,9 +341,9 @@ export function whereText(o: TraceOutcome): string {
       case 'policy':
         return `dropped by the policy of ${last.table}/${last.chain}`;
       case 'ipvs-no-real-servers':
-        return `dropped: IPVS virtual server ${last.chain} has no real servers`;
+        return `refused: IPVS virtual server ${last.chain} has no real servers; the kernel answers ICMP port unreachable (ip_vs_leave): connection refused at once`;
       case 'ipvs-draining':
-        return `dropped: every real server of IPVS virtual server ${last.chain} has weight 0`;
+        return `refused: every real server of IPVS virtual server ${last.chain} has weight 0; the kernel answers ICMP port unreachable (ip_vs_leave): connection refused at once`;
       default:
         return `stopped at ${at(last)}: ${stepText(last)}`;
     }

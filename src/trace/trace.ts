@@ -98,7 +98,7 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
             continue;
           }
           if (ipvs.length === 0) {
-            x.end = { verdict: 'DROP' };
+            // ipvsStage ended the branch (refused: ICMP port unreachable, see ipvs.ts).
             finished.push(x);
             continue;
           }

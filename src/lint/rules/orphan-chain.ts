@@ -1,6 +1,20 @@
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
 import { lastRuleChain, serviceLabelOf } from '../util.js';
+import { parseServiceComment } from '../../kube/comments.js';
+import { servicePortName } from '../../kube/hash.js';
+import type { Chain } from '../../model/netfilter.js';
+
+/** `ns/name:port` from a chain's kube-proxy comments: a chain no hook reaches belongs to no live Service port, but still names one. */
+function commentLabel(c: Chain): { service?: string } {
+  for (const r of c.rules) {
+    for (const text of r.comments) {
+      const id = parseServiceComment(text);
+      if (id) return { service: servicePortName(id.namespace, id.name, id.portName) };
+    }
+  }
+  return {};
+}
 
 /** kube-proxy's per-Service and per-endpoint chains: each is written with rules and jumped to. */
 const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
@@ -58,7 +72,7 @@ export default createRule({
           line,
           column: 1,
           ...(c.line !== undefined ? { text: `:${c.name} ${c.policy ?? '-'}` } : {}),
-          ...serviceLabelOf(ctx, svc),
+          ...(svc ? serviceLabelOf(ctx, svc) : commentLabel(c)),
           related: referenced ? (t.referrers.get(c.name) ?? []).slice(0, 5).map(ruleRelated) : c.rules.slice(0, 5).map(ruleRelated),
         });
       }
