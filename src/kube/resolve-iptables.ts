@@ -28,7 +28,7 @@ import { chainOwner } from './owner.js';
 import { reachableChains } from './reach.js';
 import { problem, type ServiceProblem } from './problems.js';
 import { buildServicePort } from './service-builder.js';
-import type { Absence, FrontEnd, HashClaim, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
+import type { Absence, FrontEnd, HashClaim, NoEndpointFact, OwnedObject, ServiceFacts, Target, UnresolvedTarget } from './facts.js';
 import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
 import { compareServicePorts } from './types.js';
 
@@ -236,6 +236,7 @@ function readBalancingChain(chain: Chain): BalancingChain {
   let affinity: number | undefined | null;
   let noEndpoints: NoEndpointFact | undefined;
   const hidden: string[] = [];
+  let affinityOnly: EndpointRule[] | undefined;
   const { rules, times } = unrepeated(chain.rules);
   // An XLB/SVL chain's drop (KUBE-MARK-DROP, kube-proxy ≤1.23: "has no local endpoints") is for
   // traffic without a local endpoint; a REJECT is for a Service without endpoints.
@@ -255,8 +256,10 @@ function readBalancingChain(chain: Chain): BalancingChain {
     if (xt && isEndpointChain(target)) {
       // kube-proxy's endpoint rules carry `-m recent --rcheck` (affinity) or `-m statistic`: nft shows
       // either only by name. An affinity check is not an endpoint rule; a share it hides is unknown.
-      if (xt.module === 'recent') affinity ??= null;
-      else {
+      if (xt.module === 'recent') {
+        affinity ??= null;
+        (affinityOnly ??= []).push({ rule: r, index: i, sep: target, probability: null });
+      } else {
         if (!hidden.includes(xt.text)) hidden.push(xt.text);
         endpoints.push({ rule: r, index: i, sep: target, probability: null });
       }
@@ -265,9 +268,21 @@ function readBalancingChain(chain: Chain): BalancingChain {
     const recent = recentCheck(r);
     if (recent) {
       affinity = recent.seconds ?? 10800;
+      if (isEndpointChain(target)) (affinityOnly ??= []).push({ rule: r, index: i, sep: target, probability: null });
       continue;
     }
     if (isEndpointChain(target)) endpoints.push({ rule: r, index: i, sep: target, probability: endpointProbability(r) });
+  }
+  // kube-proxy writes an affinity check and a ladder rule for every endpoint. An endpoint chain only an
+  // affinity check names (a grep that kept the `--rcheck` lines, not the ladder) is still an endpoint:
+  // its share is not in the evidence.
+  if (affinityOnly) {
+    const inLadder = new Set(endpoints.map((e) => e.sep));
+    for (const a of affinityOnly) {
+      if (inLadder.has(a.sep)) continue;
+      inLadder.add(a.sep);
+      endpoints.push(a);
+    }
   }
   return { endpoints, hidden, repeated: times, blockLength: rules.length, ...(affinity !== undefined ? { affinity } : {}), ...(noEndpoints ? { noEndpoints } : {}) };
 }
@@ -774,6 +789,7 @@ function readFacts(
   if (svl && svl !== balancing) pushEvidence(evidence, svl.rules);
 
   const targets: Target[] = [];
+  let unresolved: UnresolvedTarget[] | undefined;
   let seps: string[] = [];
   if (read) {
     // A share the evidence hides makes every share unknown (each is what the earlier rules leave).
@@ -805,7 +821,11 @@ function readFacts(
         const fromComment = endpointFromRuleComment(e.rule);
         if (fromComment) ({ ip, port } = fromComment);
       }
-      if (!ip) continue;
+      if (!ip) {
+        // An endpoint chain the rules name but the evidence does not hold: an endpoint whose address is unknown.
+        (unresolved ??= []).push({ via: e.sep, share: shares[i], evidence: epEvidence });
+        continue;
+      }
       const share = shares[i];
       if (!balancingCut && share !== null && Math.abs(share - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || (x.probability !== null && x.probability > 0)))) {
         problems.push(problem('unequal-share', { endpoint: `${ip}:${port}`, share, equal: 1 / n }));
@@ -868,6 +888,7 @@ function readFacts(
     internalTrafficPolicy,
     affinitySeconds: affinity,
     targets,
+    ...(unresolved ? { unresolved } : {}),
     emptyBalancing: balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.noEndpoints ? balancing.name : undefined,
     noEndpoints,
     absences: uniqueAbsences(absences),

@@ -56,6 +56,8 @@ export function elideServiceName(text: string, max: number): string {
 
 /** `3 (1 local)`: how many endpoints, and how many of them are on this node (when the dumps say). */
 export function endpointSummary(s: ServicePort): string {
+  const unresolved = s.unresolvedEndpoints?.length ?? 0;
+  if (unresolved > 0) return `${s.endpoints.length + unresolved} (${unresolved} address${unresolved === 1 ? '' : 'es'} unknown)`;
   const n = s.endpoints.length;
   if (n === 0) return '0';
   let local = 0;
@@ -237,7 +239,7 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
  */
 export function serviceJson(s: ServicePort, withEvidence: boolean): Record<string, unknown> {
   // owned, frontEnds and anchor are the typed forms of chains and the address fields.
-  const { evidence, endpoints, owned: _owned, frontEnds: _frontEnds, anchor: _anchor, problems, ...rest } = s;
+  const { evidence, endpoints, owned: _owned, frontEnds: _frontEnds, anchor: _anchor, unresolvedEndpoints: _unresolved, problems, ...rest } = s;
   return {
     ...rest,
     problems: problems.map(problemText),
