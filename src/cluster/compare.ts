@@ -7,7 +7,7 @@
  */
 import { formatHostPort } from '../model/addr.js';
 import { proxyModes } from '../kube/modes.js';
-import { resolveServices } from '../kube/resolve.js';
+import { resolveJudged } from '../judge/index.js';
 import type { ProxyModeName, Resolution, ServicePort, ServiceState } from '../kube/types.js';
 import { servicePortKey } from '../kube/types.js';
 import { serviceLabel } from '../render/services.js';
@@ -133,7 +133,7 @@ const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap<string, Resolution>): Promise<NodeComparison> {
   const names = cluster.nodes.map((n) => n.name);
   const res = new Map<string, Resolution>();
-  for (const n of cluster.nodes) res.set(n.name, given?.get(n.name) ?? n.resolution ?? (await resolveServices(n.snapshot)));
+  for (const n of cluster.nodes) res.set(n.name, given?.get(n.name) ?? n.resolution ?? (await resolveJudged(n.snapshot)));
   const modes: Record<string, string[]> = {};
   for (const n of cluster.nodes) modes[n.name] = [...(n.modes ?? proxyModes(n.snapshot))];
 

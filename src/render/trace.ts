@@ -10,6 +10,8 @@ import { formatHostPort } from '../model/addr.js';
 import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js';
 import { chalkInit, type Colors } from './colors.js';
 import { compareOutcomes, fold, sharedSteps, TRACE_WIDTH, wrapWords } from './trace-layout.js';
+import type { FlowJudgement } from '../judge/index.js';
+import { caveatText, noServiceText, pinText, unknownText as unknownPartText } from './judgement.js';
 
 export function formatPct(p: number): string {
   // Sums of shares carry float noise (0.99999999999): round it away before choosing the digits.
@@ -43,6 +45,8 @@ export function unknownText(r: UnknownReason): string {
       return `more than ${r.limit} nested chains (a loop?): the trace stops here`;
     case 'too-many-branches':
       return `more than ${r.limit} branches: the trace stops here`;
+    case 'too-many-scenarios':
+      return `more than ${r.limit} ways the undecided matches can go: the ${r.notFollowed}+ ways not followed end where the evidence does not say`;
   }
 }
 
@@ -282,6 +286,8 @@ export function stepText(s: TraceStep): string {
       return 'virtual server: every real server has weight 0 (draining): no new connection is scheduled; ICMP port unreachable is sent back';
     case 'ipvs-no-real-servers':
       return 'virtual server has no real servers: no destination; ICMP port unreachable is sent back (ip_vs_leave)';
+    case 'conntrack-nat':
+      return `conntrack entry: the connection's NAT binding sends it to ${s.to} (nat chains are not walked)`;
     case 'kernel-switch':
       return switchStepText(s);
     case 'mtu':
@@ -505,30 +511,50 @@ function conditionLines(conds: readonly Condition[], c: Colors, indent: string):
  * undecided), the assumptions, the road every outcome shares (once), then each outcome's own
  * steps. `-v` shows every step and every rule's text.
  */
-export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean } = {}): string {
+/** A labelled line of the answer (`  verdict  …`, `  unknown  …`), folded to the width. */
+const labelled = (label: string, text: string): string[] => wrapWords(printable(text, 1200), '           ').map((l, i) => (i === 0 ? `  ${label.padEnd(7)}  ${l.trimStart()}` : l));
+
+/** The verdict line and what must be read with it, from the flow's judgement (src/judge/flow.ts) when given. */
+function answerLines(t: Trace, groups: readonly (readonly TraceOutcome[])[], dst: string, j: FlowJudgement | undefined, c: Colors): string[] {
+  const lines: string[] = [];
+  if (j?.pinned) lines.push(...labelled('verdict', pinText(j.pinned)).map((l, i) => (i === 0 ? l.replace('PINNED', c.yellow('PINNED')) : l)));
+  else if (j?.noService && j.verdict === 'UNKNOWN' && j.noService.evidence === 'partial') lines.push(...labelled('verdict', noServiceText(j.noService, `${dst}/${t.packet.protocol}`)));
+  else if (t.outcomes.length === 0) lines.push(`  verdict  none: the trace produced no outcome`);
+  else if (groups.length === 1) lines.push(...labelled('verdict', answerOf(groups[0])));
+  else lines.push(...labelled('verdict', answerOfScenarios(groups)));
+  if (j?.unknown && !j.pinned) lines.push(...labelled('unknown', unknownPartText(j.unknown)).map((l) => c.yellow(l)));
+  for (const cv of j?.caveats ?? []) lines.push(...labelled(cv.code === 'rules-may-be-stale' ? 'stale' : 'note', caveatText(cv)).map((l) => c.yellow(l)));
+  return lines;
+}
+
+export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean; judgement?: FlowJudgement } = {}): string {
   const o: TextOptions = { verbose: Boolean(opts.verbose) };
+  const j = opts.judgement;
   const lines: string[] = [];
   const p = t.packet;
   const dst = p.dst.includes(':') ? `[${p.dst}]:${p.dport}` : `${p.dst}:${p.dport}`;
-  const who = t.services.length ? t.services.join(', ') : 'no Service on this node matches';
+  const who = t.services.length ? t.services.join(', ') : j?.noService?.evidence === 'partial' ? 'no Service resolved (the evidence is partial)' : 'no Service on this node matches';
   lines.push(`${c.bold(printable(who, 200))}  ${dst}/${p.protocol}`);
 
   const scenarios = t.scenarios.length ? t.scenarios : [{ conditions: [], outcomes: t.outcomes.map((_, i) => i) }];
-  const groups = scenarios.map((s) => ({ conditions: s.conditions, outcomes: s.outcomes.map((i) => t.outcomes[i]).sort(compareOutcomes) }));
+  const groups = scenarios.map((s) => ({ conditions: s.conditions, notFollowed: s.notFollowed, outcomes: s.outcomes.map((i) => t.outcomes[i]).sort(compareOutcomes) }));
   const many = groups.length > 1;
-  if (t.outcomes.length === 0) lines.push(`  verdict  none: the trace produced no outcome`);
-  else if (!many) lines.push(...wrapWords(answerOf(groups[0].outcomes), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
-  else lines.push(...wrapWords(answerOfScenarios(groups.map((g) => g.outcomes)), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
+  lines.push(...answerLines(t, groups.map((g) => g.outcomes), dst, j, c));
   lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${dst}/${p.protocol}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
 
-  // The summary: every outcome's fate, per scenario.
+  // The summary: every outcome's fate (with what to read with it), per scenario.
+  const caveatsOf = (x: TraceOutcome) => (j?.outcomeCaveats ?? []).filter((oc) => t.outcomes[oc.outcome] === x);
   lines.push('');
   groups.forEach((g, k) => {
     if (many) {
       lines.push(c.bold(`  scenario ${k + 1} of ${groups.length}`));
+      if (g.notFollowed) lines.push(c.yellow(`    the ways the trace did not follow (at least ${g.notFollowed}): unknown`));
       lines.push(...conditionLines(g.conditions, c, '    '));
     }
-    for (const x of g.outcomes) lines.push(...outcomeHead(x, c, many ? '  ' : ''));
+    for (const x of g.outcomes) {
+      lines.push(...outcomeHead(x, c, many ? '  ' : ''));
+      for (const oc of caveatsOf(x)) lines.push(...wrapWords(`note: ${printable(caveatText(oc.caveat), 600)}`, `${many ? '  ' : ''}           `).map((l) => c.yellow(l)));
+    }
   });
   if (t.assumptions.length) lines.push('');
   for (const a of t.assumptions) lines.push(...wrapWords(printable(assumptionText(a), 240), '          ').map((l, i) => c.dim(i === 0 ? `  assume  ${l.trimStart()}` : l)));

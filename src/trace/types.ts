@@ -74,7 +74,9 @@ export type UnknownReason =
   /** An IPVS real server printed by name (`ipvsadm -L` without `-n`). */
   | { readonly code: 'real-server-name'; readonly name: string }
   | { readonly code: 'too-deep'; readonly limit: number }
-  | { readonly code: 'too-many-branches'; readonly limit: number };
+  | { readonly code: 'too-many-branches'; readonly limit: number }
+  /** More ways the undecided matches can go than the trace follows: the ways not followed are unknown. */
+  | { readonly code: 'too-many-scenarios'; readonly limit: number; readonly notFollowed: number };
 
 interface StepBase {
   readonly dialect: Dialect;
@@ -111,6 +113,8 @@ export type TraceStep = StepBase &
     | { readonly code: 'policy'; readonly policy: 'ACCEPT' | 'DROP'; readonly base: 'built-in' | 'base' | 'assumed-entry' }
     /** nft `dnat … map`: no element for this packet. */
     | { readonly code: 'nat-map-miss'; readonly nat: 'dnat' | 'snat' }
+    /** A conntrack entry's NAT binding rewrote the destination (the packet belongs to that connection): `to`, from the entry at file:rule. */
+    | { readonly code: 'conntrack-nat'; readonly to: string }
     /** The walk ends here without a verdict the evidence can give. */
     | { readonly code: 'unknown'; readonly reason: UnknownReason }
     | {
@@ -204,6 +208,11 @@ export interface TraceOutcome {
 export interface Scenario {
   readonly conditions: readonly Condition[];
   readonly outcomes: readonly number[];
+  /**
+   * The ways the trace did not follow (its scenario cap): their conditions are not listed and their
+   * one outcome is UNKNOWN (too-many-scenarios): never a lost outcome.
+   */
+  readonly notFollowed?: number;
 }
 
 /** What kpx assumed to trace at all; typed so renderers word it. */
@@ -251,6 +260,11 @@ export type TraceAssumption =
       readonly unreplied: boolean;
       readonly assured: boolean;
       readonly current: boolean | null;
+      /**
+       * The entry decides the traced packet (it belongs to that connection: --established, or the
+       * source port given and the entry open): the trace follows its NAT binding, not the nat chains.
+       */
+      readonly applied: boolean;
     }
   /** Conntrack tables are in the dumps but none holds this 5-tuple: a packet of it would be NEW. */
   | { readonly code: 'conntrack-no-entry'; readonly established: boolean; readonly tables: number }

@@ -22,6 +22,7 @@ export default createRule({
     ].join('\n'),
     messages: {
       iptablesAndIpvs: 'iptables-mode chains ({{count}}) beside {{vs}} IPVS virtual servers: the old KUBE-SVC/SEP rules DNAT packets before IPVS sees them',
+      leftoverIptables: 'iptables-mode chains ({{count}}) beside {{mode}}: no hook reaches them, so they act on no packet (leftovers of an earlier mode, not counted as Services); kube-proxy --cleanup removes them',
       iptablesAndNft: 'iptables-mode chains ({{count}}) beside the nftables `kube-proxy` table: two kube-proxy dataplanes rewrite the same packets',
       ipvs0Orphan: 'kube-ipvs0 holds {{ip}} but no IPVS virtual server uses it: the node accepts packets for it and nothing answers',
     },
@@ -35,13 +36,18 @@ export default createRule({
     }
     const vsCount = snap.ipvs.reduce((n, d) => n + d.virtualServers.length, 0);
     const count = `${chains.length} KUBE-SVC/SEP/… chain${chains.length === 1 ? '' : 's'}`;
-    if (chains.length && vsCount > 0) {
+    const kp = snap.nft.flatMap((n) => n.tables).find((t) => t.name === 'kube-proxy');
+    // Which mode is live follows from what the hooks reach: chains none reaches are leftovers (src/kube/reach.ts), said once.
+    const leftover = new Set(ctx.resolution.others.filter((o) => o.leftover).map((o) => o.name));
+    if (chains.length && chains.every((c) => leftover.has(c.name)) && (vsCount > 0 || kp)) {
+      const c = chains[0];
+      ctx.report({ messageId: 'leftoverIptables', data: { count, mode: vsCount > 0 ? `${vsCount} IPVS virtual servers` : 'the nftables `kube-proxy` table' }, file: c.file, line: c.line, column: 1, text: `:${c.name} - [0:0]`, ...(c.firstRule ? { related: [c.firstRule] } : {}) });
+    } else if (chains.length && vsCount > 0) {
       const c = chains[0];
       const vs = snap.ipvs.find((d) => d.virtualServers.length > 0)!.virtualServers[0];
       ctx.report({ messageId: 'iptablesAndIpvs', data: { count, vs: vsCount }, file: c.file, line: c.line, column: 1, text: `:${c.name} - [0:0]`, related: [{ file: vs.file, line: vs.line, column: vs.column, text: `IPVS virtual server ${vs.protocol} ${vs.address ?? ''}:${vs.port ?? ''}` }] });
     }
-    const kp = snap.nft.flatMap((n) => n.tables).find((t) => t.name === 'kube-proxy');
-    if (chains.length && kp) {
+    if (chains.length && kp && !chains.every((c) => leftover.has(c.name))) {
       const c = chains[0];
       ctx.report({ messageId: 'iptablesAndNft', data: { count }, file: c.file, line: c.line, column: 1, text: `:${c.name} - [0:0]`, related: [{ file: kp.file, line: kp.line, text: `table ${kp.family} ${kp.name}` }] });
     }
