@@ -206,7 +206,8 @@ export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap
       const s = perNode.get(n)!;
       return s.internalTrafficPolicy === 'Local' && s.nodePort === null && s.externalIPs.length === 0 && s.loadBalancerIPs.length === 0;
     };
-    const comparable = present.filter((n) => !localOnly(n));
+    // A node where the Service port is unknown (its endpoint chains not in the evidence) cannot be said to lack an endpoint.
+    const comparable = present.filter((n) => !localOnly(n) && perNode.get(n)!.state !== 'unknown');
     for (const e of endpoints) {
       const lacking = comparable.filter((n) => !e.nodes.includes(n) && !explainedAbsence(n, perNode.get(n)!, e.endpoint));
       if (lacking.length === 0) continue;

@@ -6,7 +6,7 @@
  */
 import { BUILTIN_CHAINS, chainsPastCut, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { formatIp, parseIp, type Ip } from '../model/addr.js';
+import { formatIp, type Ip } from '../model/addr.js';
 import type { Mention, TableEvidence } from './types.js';
 
 const cache = new WeakMap<NodeSnapshot, readonly TableEvidence[]>();
@@ -102,8 +102,8 @@ export function mentionsOf(snapshot: NodeSnapshot, ip: Ip, port?: number): Menti
   return unreadLines(snapshot).filter((m) => word.test(m.text) && (portWord === undefined || portWord.test(m.text) || !/\b(dpt|dport|spt)\b/.test(m.text)));
 }
 
-/** Is the address written in these unread lines at all? (for a bare VIP target) */
-export function mentionsAddress(snapshot: NodeSnapshot, ipText: string): Mention[] {
-  const ip = parseIp(ipText);
-  return ip ? mentionsOf(snapshot, ip) : [];
+/** Unread lines that name a Service (`ns/name`, as kube-proxy's comments write it). */
+export function mentionsName(snapshot: NodeSnapshot, namespace: string, name: string): Mention[] {
+  const needle = `${namespace}/${name}`;
+  return unreadLines(snapshot).filter((m) => m.text.includes(needle) && !/[a-z0-9-]/.test(m.text.charAt(m.text.indexOf(needle) + needle.length)));
 }

@@ -35,7 +35,7 @@ import type { Cite, ServiceJudgement, StaleRules, TableEvidence } from './types.
 
 export type * from './types.js';
 export { judgeFlow } from './flow.js';
-export { evidenceOf, isWhole, mentionsOf, partialEvidence } from './evidence.js';
+export { evidenceOf, isWhole, mentionsName, mentionsOf, partialEvidence } from './evidence.js';
 export { payloadLineOwner, failuresByTool, withPayload } from './sync.js';
 
 /** kube-proxy chains no hook reaches, said once (the resolver's `leftover-service-chains`). */

@@ -66,8 +66,9 @@ export function staleRules(snapshot: NodeSnapshot, resolution: Resolution): Stal
           refused: { line: target, text: owner.text.trim(), ...(owner.service ? { service: owner.service } : {}), ...(why ? { why } : {}), ...(w.rejected?.name ? { name: w.rejected.name } : {}) },
         };
       }
-      const named = fails.map((f) => f.failingLine).find((n): n is number => n !== undefined);
-      return named !== undefined ? { ...base, refused: { line: named } } : base;
+      const named = [...new Set(fails.map((f) => f.failingLine).filter((n): n is number => n !== undefined))];
+      const latest = [...fails].reverse().find((f) => f.failingLine !== undefined)?.failingLine;
+      return latest !== undefined ? { ...base, refused: { line: latest, ...(named.length > 1 ? { named } : {}) } } : base;
     }
   }
   return undefined;

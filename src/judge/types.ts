@@ -61,8 +61,11 @@ export interface StaleRules {
   /** When the failures began and the last one (as the log writes time). */
   readonly since: string;
   readonly last: string;
-  /** The payload line the tool refused, when the log says it (with the payload when logged). */
-  readonly refused?: { readonly line: number; readonly text?: string; readonly service?: string; readonly why?: 'missing-chain' | 'unknown-option'; readonly name?: string };
+  /**
+   * The payload line the tool refused (the latest failure's), when the log says it: with its text and
+   * Service when the payload is logged; `named`: every line the failures named, when the payload is not.
+   */
+  readonly refused?: { readonly line: number; readonly text?: string; readonly service?: string; readonly why?: 'missing-chain' | 'unknown-option'; readonly name?: string; readonly named?: readonly number[] };
 }
 
 /** Why a share, a state or a claim is what it is: one code, its fields, its evidence. */

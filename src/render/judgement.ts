@@ -63,8 +63,9 @@ export function unknownText(u: UnknownPart): string {
 export function staleText(s: StaleRules): string {
   const times = s.count === 1 ? `at ${s.since}` : `${s.count} times, from ${s.since} to ${s.last}`;
   const r = s.refused;
+  const others = r?.named ? r.named.filter((n) => n !== r.line) : [];
   const refused = r
-    ? `; it refused payload line ${r.line}${r.text ? ` \`${r.text}\`` : ''}${r.service ? ` (Service ${r.service})` : ''}${r.why === 'missing-chain' ? `, which jumps to ${r.name ?? 'a chain'} that does not exist` : r.why === 'unknown-option' ? `, which uses ${r.name ?? 'an option'} this iptables does not know` : ''}`
+    ? `; ${s.count > 1 ? 'its last failure' : 'it'} refused payload line ${r.line}${r.text ? ` \`${r.text}\`` : others.length ? ` (others named: ${others.join(', ')}; the payload is not in the log: kube-proxy -v=5 logs it)` : ' (the payload is not in the log: kube-proxy -v=5 logs it)'}${r.service ? ` (Service ${r.service})` : ''}${r.why === 'missing-chain' ? `, which jumps to ${r.name ?? 'a chain'} that does not exist` : r.why === 'unknown-option' ? `, which uses ${r.name ?? 'an option'} this iptables does not know` : ''}`
     : '';
   return `kube-proxy's log (${base(s.file)}:${s.line}) shows its ${s.tool} failing ${times}: the rules shown may be stale since ${s.since}${refused}`;
 }
@@ -74,12 +75,14 @@ export function caveatText(c: Caveat): string {
     case 'rules-may-be-stale':
       return staleText(c);
     case 'draining-real-servers': {
+      const one = c.servers.length === 1;
+      const [them, their] = one ? ['it', 'its'] : ['them', 'their'];
       const reuse =
         c.connReuseMode === '0'
-          ? 'net.ipv4.vs.conn_reuse_mode=0: a new connection that reuses the source port of one of their connections is sent to them, terminating or not'
+          ? `net.ipv4.vs.conn_reuse_mode=0: a new connection that reuses the source port of one of ${their} connections is sent to ${them}, terminating or not`
           : c.connReuseMode === null
             ? 'conn_reuse_mode is not in the dumps (kernel default 1: such a connection is rescheduled; kernels before 5.9 drop its first SYN, a 1 s retransmit)'
-            : `conn_reuse_mode=${c.connReuseMode}: a new connection reusing their source port is rescheduled`;
+            : `conn_reuse_mode=${c.connReuseMode}: a new connection reusing the source port of one of ${their} connections is rescheduled`;
       return `${list(c.servers)} ${c.servers.length === 1 ? 'is' : 'are'} draining (weight 0): no new connection is scheduled there${c.connections ? `, ${c.connections} IPVS connection${c.connections === 1 ? '' : 's'} still go${c.connections === 1 ? 'es' : ''} there` : ''}; ${reuse}`;
     }
     case 'second-view':
@@ -116,10 +119,11 @@ export function leftoversText(l: Leftovers): string {
 /** Notes about the node's evidence, said once above `services` and `trace`: stale rules, leftovers, second views, partial tables. */
 export function nodeNotes(node: NodeJudgement, opts: { readonly trace?: boolean } = {}): string[] {
   const out: string[] = [];
-  // A trace says stale rules and differing views on its own verdict lines (FlowJudgement caveats).
-  if (node.stale && !opts.trace) out.push(`note: ${staleText(node.stale)}`);
+  // Stale rules come first, for every command (the first line of the answer).
+  if (node.stale) out.push(`note: ${staleText(node.stale)}`);
   for (const l of node.leftovers) out.push(`note: ${leftoversText(l)}`);
   for (const v of node.secondViews) {
+    // A trace says differing views on its own verdict lines (FlowJudgement caveats).
     if (opts.trace && v.differingCount > 0) continue;
     out.push(
       v.differingCount === 0

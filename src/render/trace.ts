@@ -523,7 +523,8 @@ function answerLines(t: Trace, groups: readonly (readonly TraceOutcome[])[], dst
   else if (groups.length === 1) lines.push(...labelled('verdict', answerOf(groups[0])));
   else lines.push(...labelled('verdict', answerOfScenarios(groups)));
   if (j?.unknown && !j.pinned) lines.push(...labelled('unknown', unknownPartText(j.unknown)).map((l) => c.yellow(l)));
-  for (const cv of j?.caveats ?? []) lines.push(...labelled(cv.code === 'rules-may-be-stale' ? 'stale' : 'note', caveatText(cv)).map((l) => c.yellow(l)));
+  // Stale rules are the answer's first line (nodeNotes): here, where the verdict is, they are recalled in a word.
+  for (const cv of j?.caveats ?? []) lines.push(...labelled(cv.code === 'rules-may-be-stale' ? 'stale' : 'note', cv.code === 'rules-may-be-stale' ? `the rules shown may be stale since ${cv.since} (kube-proxy's syncs fail: note above)` : caveatText(cv)).map((l) => c.yellow(l)));
   return lines;
 }
 

@@ -1,6 +1,6 @@
 /** `kpx trace TARGET`: the packet's road through this node (VIP:PORT, a bare VIP, ns/name[:port], nodeport:PORT). */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { judgeFlow, judgeSnapshot, mentionsOf, partialEvidence } from '../../judge/index.js';
+import { judgeFlow, judgeSnapshot, mentionsName, mentionsOf, partialEvidence } from '../../judge/index.js';
 import { parseIp } from '../../model/addr.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
@@ -149,7 +149,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
 function noMatchUnknown(node: Awaited<ReturnType<typeof judgeSnapshot>>, target: Target) {
   const ipText = target.kind === 'address' ? target.dest.ipText : target.kind === 'vip' ? target.ipText : undefined;
   const ip = ipText !== undefined ? parseIp(ipText) : undefined;
-  const mentions = ip ? mentionsOf(node.snapshot, ip, target.kind === 'address' ? target.dest.port : undefined) : [];
+  const mentions = ip ? mentionsOf(node.snapshot, ip, target.kind === 'address' ? target.dest.port : undefined) : target.kind === 'service' ? mentionsName(node.snapshot, target.namespace, target.name) : [];
   const partial = partialEvidence(node.snapshot);
   if (mentions.length === 0 && partial.length === 0) return undefined;
   return { evidence: 'partial' as const, mentions, partial };
