@@ -24,9 +24,11 @@ export interface Cite {
  *  - `restore-input`: kube-proxy's iptables-restore payload: only its own chains, no hooks;
  *  - `edited`: looks whole but jumps to chains it does not hold, which the kernel refuses: it was
  *    cut or edited (`missing`);
- *  - `second-view`: a second view of a ruleset already read (read once: SecondView in the snapshot).
+ *  - `second-view`: a second view of a ruleset already read (read once: SecondView in the snapshot);
+ *  - `missing`: the dumps show a proxy mode whose own listing is not among them (IPVS mode without
+ *    `ipvsadm -Ln`): what that listing holds is not in the evidence.
  */
-export type EvidenceKind = 'whole' | 'cut' | 'grep' | 'restore-input' | 'edited' | 'second-view';
+export type EvidenceKind = 'whole' | 'cut' | 'grep' | 'restore-input' | 'edited' | 'second-view' | 'missing';
 
 export interface TableEvidence {
   readonly file: string;

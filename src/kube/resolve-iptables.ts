@@ -543,6 +543,11 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
     if (facts) results.push(buildServicePort(facts, locality));
   }
   const left = leftoverChains(leftovers, claimed);
+  // …and kube-proxy's per-Service or endpoint chains of no Service that no hook reaches either (an orphan KUBE-SEP).
+  for (const [t, r] of [[nat, reach.nat], [filter, reach.filter]] as const) {
+    if (!t || !r || leftovers.length === 0) continue;
+    for (const c of t.chains) if (!claimed.has(c.name) && !r.has(c.name) && /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-/.test(c.name)) left.add(c.name);
+  }
 
   // 5. Everything else: kube-proxy infrastructure or other agents.
   const others: ForeignObject[] = [];

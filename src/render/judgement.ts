@@ -30,6 +30,8 @@ export function evidenceText(e: TableEvidence): string {
       return `${where} jumps to chain${(e.missing?.length ?? 0) === 1 ? '' : 's'} it does not hold (${list((e.missing ?? []).map((m) => m.chain))}): it cannot be a whole iptables-save (the kernel refuses a jump to a chain that does not exist): it was cut or edited`;
     case 'second-view':
       return `${where} is a second view of ${base(e.of ?? '?')} (read once)`;
+    case 'missing':
+      return 'the rules show IPVS mode but no `ipvsadm -Ln` listing was read: its virtual servers are not in the evidence';
   }
 }
 

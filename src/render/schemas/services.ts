@@ -13,7 +13,7 @@ const serviceJudgement = obj({ reason: nullable(str), more: int, unknown: unknow
 
 /** What the node's answers rest on, said once (docs/json.md). */
 export const nodeJudgement = obj({
-  evidence: arr(obj({ file: str, dialect: oneOfStr('iptables', 'nft', 'ipvs'), table: str, kind: oneOfStr('cut', 'grep', 'restore-input', 'edited', 'second-view'), message: str }, {}, { closed: false })),
+  evidence: arr(obj({ file: str, dialect: oneOfStr('iptables', 'nft', 'ipvs'), table: str, kind: oneOfStr('cut', 'grep', 'restore-input', 'edited', 'second-view', 'missing'), message: str }, {}, { closed: false })),
   stale: nullable(obj({ file: str, line: int, tool: str, count: int, since: str, last: str, message: str }, {}, { closed: false })),
   leftovers: arr(obj({ file: str, table: str, chains: int, servicePorts: int, example: str, message: str }, {}, { closed: false })),
   secondViews: arr(obj({ kind: oneOfStr('iptables-restore-input', 'iptables-save', 'nft-transaction'), file: str, of: str, rules: int, matched: int, differingCount: int, differing: arr(obj({ line: int, text: str, chain: str })) }, { family: { enum: [4, 6] } })),
