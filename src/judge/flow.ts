@@ -25,7 +25,8 @@ function unknownReasons(node: NodeJudgement, unknown: readonly TraceOutcome[]): 
   const seen = new Set<string>();
   for (const o of unknown) {
     const u: UnknownReason | undefined = o.unknown;
-    if (!u) continue;
+    // The scenario cap is said once, as its own reason (below).
+    if (!u || u.code === 'too-many-scenarios') continue;
     const key = JSON.stringify(u);
     if (seen.has(key)) continue;
     seen.add(key);

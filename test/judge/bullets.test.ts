@@ -376,3 +376,28 @@ describe('a draining (weight-0) IPVS real server and the conn_reuse_mode trap, o
     ]);
   });
 });
+
+describe('a cap on scenarios is an UNKNOWN share with its reason, never a lost outcome', () => {
+  it('an IPVS node without its ipset listing (every set match undecided) beside leftovers: the ways past the cap are one UNKNOWN scenario; the REJECT stays', async () => {
+    let vip = '';
+    // Every kube-proxy shape (load balancers, node ports, external IPs): enough undecided set matches to pass the cap.
+    const dir = stage('ipvs', { seed: 3, services: 20, nodes: 3 }, (f, cluster) => {
+      vip = cluster.services.find((s) => s.name === 'no-endpoints')!.clusterIP;
+      f['ipset-list.txt'] = undefined;
+      f['ip-addr.txt'] = undefined;
+    });
+    const { doc, code } = await traceJson(`${vip}:80/tcp`, [dir]);
+    expect(code).toBe(0);
+    const t = doc.traces[0] as TraceDoc['traces'][number] & { scenarios: { notFollowed?: number; outcomes: number[] }[]; outcomes: { verdict: string; unknown?: { code: string } }[] };
+    const capped = t.scenarios.filter((s) => s.notFollowed !== undefined);
+    expect(capped).toHaveLength(1);
+    expect(capped[0].notFollowed).toBeGreaterThan(0);
+    expect(t.outcomes[capped[0].outcomes[0]]).toMatchObject({ verdict: 'UNKNOWN', unknown: { code: 'too-many-scenarios' } });
+    // The virtual server has no real servers: its REJECT is among the outcomes, not dropped at the cap.
+    expect(t.outcomes.some((o) => o.verdict === 'REJECT')).toBe(true);
+    expect(t.judgement).toMatchObject({ verdict: 'DEPENDS', unknown: { share: null, reasons: [expect.objectContaining({ code: 'scenarios-not-followed', limit: 64 })] } });
+    const r = await trace(`${vip}:80/tcp`, [dir]);
+    expect(verdictOf(r.out)).toMatch(/verdict depends on \d+ scenarios: .* unknown a share the evidence does not give: more than 64 ways the undecided matches can go: the ways not followed are unknown $/);
+    expect(r.out).toMatch(/the ways the trace did not follow \(at least \d+\): unknown/);
+  });
+});
