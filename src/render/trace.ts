@@ -140,7 +140,11 @@ export function assumptionText(a: TraceAssumption): string {
         ? `the node's addresses are unknown (no ip addr, no --node-ip): the NodePort is traced on ${a.address}, assumed to be one of them (--node-ip gives a real one)`
         : `the NodePort is traced on ${a.address}, this node's address ${a.from === 'node-ip' ? 'given with --node-ip' : 'from ip addr (--node-ip chooses another)'}`;
     case 'too-many-scenarios':
-      return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
+      return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are followed; the others end UNKNOWN`;
+    case 'table-inferred':
+      return a.basis === 'content'
+        ? `${a.file.split(/[\\/]/).pop() ?? a.file} has no *table line: its rules are read as table ${a.table}, inferred from line ${a.line}: ${a.why}`
+        : `${a.file.split(/[\\/]/).pop() ?? a.file} has no *table line and no rule says which table: ${a.table} is a guess`;
   }
   return '';
 }

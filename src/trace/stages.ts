@@ -104,6 +104,8 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
       const hooks = Object.keys(IPTABLES_DISPATCH[s.table] ?? {});
       const fragment = !hooks.some((h) => table.chainsByName.has(h));
       const dispatch = fragment && dispatchName ? table.chainsByName.get(dispatchName) : undefined;
+      // A grep's table is an inference (or a guess): said as an assumption wherever the walk uses it.
+      if (table.implicit && table.inferred) assumed.push({ code: 'table-inferred', file: rs.file, table: table.name, ...table.inferred });
       if (builtin) {
         const entry: Entry<Chain> = { chain: builtin, policy: builtin.policy === 'DROP' ? 'DROP' : 'ACCEPT', base: 'built-in', policyRef: chainRef(table, builtin, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });

@@ -237,6 +237,11 @@ export type TraceAssumption =
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
   | { readonly code: 'too-many-scenarios'; readonly limit: number }
   /**
+   * The walk uses a table the evidence gives without its `*table` line (a grep): kpx inferred which
+   * table its rules are (`basis` content: from the rule at `line`, `why`), or guessed (`default`).
+   */
+  | { readonly code: 'table-inferred'; readonly file: string; readonly table: string; readonly basis: 'content' | 'default'; readonly line?: number; readonly why?: string }
+  /**
    * A kernel switch the packet meets that the dumps do not show (no sysctl -a, no bridge -d link):
    * the trace takes the value kube-proxy needs and says so.
    */
