@@ -89,6 +89,8 @@ interface MutableTable {
   lateChains?: Set<string>;
   /** A fragment: how its table was inferred (fragment-table.ts). */
   inferred?: TableInference;
+  /** Names jumped to before (or without) any chain of that name in the table. */
+  jumpedUnknown?: Set<string>;
   /** The chain of the last rule read (rules of one chain come together). */
   lastChain?: MutableChain;
   /**
@@ -268,7 +270,13 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
    * the table when the chain does not exist), so a rule of a dump that jumps to a chain the dump does
    * not hold is a jump to a missing chain (a cut or edited dump), never a non-terminating target.
    */
-  const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto) ?? (looksLikeExtensionTarget(name) ? undefined : chainJump(name, goto));
+  const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto) ?? jumpToUnknown(current!, name, goto);
+  /** A jump to a name the table has no chain of (yet): recorded, so the table can say which of them it never held. */
+  const jumpToUnknown = (t: MutableTable, name: string, goto: boolean): Target | undefined => {
+    if (looksLikeExtensionTarget(name)) return undefined;
+    (t.jumpedUnknown ??= new Set()).add(name);
+    return chainJump(name, goto);
+  };
 
   // Entries are consumed as the grammar reads them (no document is kept).
   const onEntry = (e: DocumentEntry) => {
@@ -419,6 +427,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
         chains,
         chainsByName: byName,
         ...(t.inferred ? { inferred: t.inferred } : {}),
+        ...(t.jumpedUnknown && !t.implicit ? missingOf(t.jumpedUnknown, byName) : {}),
         ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
         ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
       };
@@ -479,6 +488,12 @@ function nameFragment(t: MutableTable, tables: MutableTable[]): void {
     }
     tables.splice(++at, 0, o);
   }
+}
+
+/** The jump targets a table never held, once every chain is known (a chain declared after the jump is held). */
+function missingOf(names: ReadonlySet<string>, byName: ReadonlyMap<string, Chain>): { missingChains?: readonly string[] } {
+  const missing = [...names].filter((n) => !byName.has(n));
+  return missing.length ? { missingChains: missing } : {};
 }
 
 /** The last chain's run of appended rules into its list (see MutableTable.run). */

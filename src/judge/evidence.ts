@@ -8,7 +8,6 @@ import { BUILTIN_CHAINS, chainsPastCut, type Ruleset, type Table } from '../mode
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatIp, type Ip } from '../model/addr.js';
 import type { Mention, TableEvidence } from './types.js';
-import { proxyModes } from '../kube/modes.js';
 
 const cache = new WeakMap<NodeSnapshot, readonly TableEvidence[]>();
 
@@ -34,7 +33,7 @@ export function evidenceOf(snapshot: NodeSnapshot): readonly TableEvidence[] {
     out.push(d.truncated ? { file, dialect: 'ipvs', table: 'ipvs', kind: 'cut', line: d.truncated.line } : { file, dialect: 'ipvs', table: 'ipvs', kind: 'whole' });
   }
   // IPVS mode shows in the rules, sets or kube-ipvs0, but no ipvsadm listing was read: its virtual servers are unknown.
-  if (snapshot.ipvs.length === 0 && proxyModes(snapshot).includes('ipvs')) out.push({ file: '', dialect: 'ipvs', table: 'ipvs', kind: 'missing' });
+  if (snapshot.ipvs.length === 0 && ipvsModeSeen(snapshot)) out.push({ file: '', dialect: 'ipvs', table: 'ipvs', kind: 'missing' });
   for (const v of snapshot.secondViews ?? []) {
     out.push({ file: v.file, dialect: v.kind === 'nft-transaction' ? 'nft' : 'iptables', ...(v.family ? { family: v.family } : {}), table: '*', kind: 'second-view', of: v.of });
   }
@@ -49,6 +48,16 @@ function iptablesEvidence(rs: Ruleset, t: Table): TableEvidence {
   if (!t.committed) return { ...base, kind: 'cut', line: chainsPastCut(t).line };
   const missing = missingChains(t);
   return missing.length ? { ...base, kind: 'edited', missing } : { ...base, kind: 'whole' };
+}
+
+/**
+ * IPVS mode's marks without reading every rule (proxyModes scans them all): its ipsets, kube-ipvs0, or
+ * the KUBE-CLUSTER-IP set match kube-proxy puts in nat KUBE-SERVICES.
+ */
+function ipvsModeSeen(snapshot: NodeSnapshot): boolean {
+  if (snapshot.ipsetsByName.has('KUBE-CLUSTER-IP') || snapshot.ipsetsByName.has('KUBE-6-CLUSTER-IP')) return true;
+  if (snapshot.interfaces.some((i) => i.name === 'kube-ipvs0')) return true;
+  return snapshot.rulesets.some((rs) => rs.tables.some((t) => t.name === 'nat' && (t.chainsByName.get('KUBE-SERVICES')?.rules.some((r) => r.matches.some((m) => m.kind === 'set' && /^KUBE-(6-)?CLUSTER-IP$/.test(m.name))) ?? false)));
 }
 
 /**
@@ -71,15 +80,17 @@ function missingTable(rs: Ruleset): TableEvidence | undefined {
  * table, and the kernel cannot hold such a jump: a dump showing one was cut or edited after the fact.
  */
 function missingChains(t: Table): { chain: string; line: number; text: string }[] {
-  const out = new Map<string, { chain: string; line: number; text: string }>();
+  // The extractor recorded the names (no pass over 300k rules for the common, whole dump); the first
+  // rule naming each is looked for only when there are some.
   const builtins = BUILTIN_CHAINS[t.name] ?? [];
+  const names = new Set((t.missingChains ?? []).filter((n) => !builtins.includes(n)));
+  if (names.size === 0) return [];
+  const out = new Map<string, { chain: string; line: number; text: string }>();
   for (const c of t.chains) {
     for (const r of c.rules) {
       const target = r.target;
-      if (!target || (target.kind !== 'jump' && target.kind !== 'goto')) continue;
-      const name = target.chain;
-      if (t.chainsByName.has(name) || builtins.includes(name) || out.has(name)) continue;
-      out.set(name, { chain: name, line: r.line, text: r.raw });
+      if (!target || (target.kind !== 'jump' && target.kind !== 'goto') || !names.has(target.chain) || out.has(target.chain)) continue;
+      out.set(target.chain, { chain: target.chain, line: r.line, text: r.raw });
     }
   }
   return [...out.values()];

@@ -86,7 +86,8 @@ export function judgeNode(snapshot: NodeSnapshot, resolution: Resolution): NodeJ
     leftovers.push({ file: p.problem.file, table: p.problem.table, chains: p.problem.chains, servicePorts: p.problem.servicePorts, example: p.problem.example, ...(e ? { cite: { file: e.file, line: e.line, text: e.text } } : {}) });
   }
   const liveModes: ProxyMode[] = [...new Set(services.map((s) => s.mode))];
-  const seen = proxyModes(snapshot);
+  // Which modes only leftovers show: asked only when there are leftovers (proxyModes reads every rule).
+  const seen = leftovers.length ? proxyModes(snapshot) : [];
   const node: NodeJudgement = {
     snapshot,
     resolution: out,

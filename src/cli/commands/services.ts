@@ -123,7 +123,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     const apiNotes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
     process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide', judgementOf })}${apiNotes}`);
   }
-  // Cannot tell: every Service port shown is unknown (documented in exit.ts).
-  if (services.length > 0 && services.every((s) => s.state === 'unknown')) return ExitCode.CannotTell;
+  // Cannot tell: every Service port shown is unknown (documented in exit.ts) — unless unknown ones were asked for.
+  if (!opts.state && services.length > 0 && services.every((s) => s.state === 'unknown')) return ExitCode.CannotTell;
   return ExitCode.Ok;
 }
