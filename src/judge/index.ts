@@ -97,17 +97,25 @@ export function judgeNode(snapshot: NodeSnapshot, resolution: Resolution): NodeJ
     leftovers,
     liveModes,
     leftoverModes: leftovers.length ? seen.filter((m) => !liveModes.includes(m)) : [],
-    judgementOf: (s) => {
-      const j = byPort.get(s);
-      if (j) return j;
-      if (s.state === 'healthy') return HEALTHY;
-      const r = stateReason(s);
-      return { state: s.state, reason: r?.code ?? null, more: r?.more ?? 0, unknown: null, caveats: [] };
-    },
+    judgementOf: lookup(byPort),
   };
   judged.set(resolution, node);
   judged.set(out, node);
   return node;
+}
+
+/**
+ * A Service port's judgement from the judged ones (a function of its own, so that it holds the map
+ * and not judgeNode's scope — the snapshot — once the snapshot is let go).
+ */
+function lookup(byPort: ReadonlyMap<ServicePort, ServiceJudgement>): (s: ServicePort) => ServiceJudgement {
+  return (s) => {
+    const j = byPort.get(s);
+    if (j) return j;
+    if (s.state === 'healthy') return HEALTHY;
+    const r = stateReason(s);
+    return { state: s.state, reason: r?.code ?? null, more: r?.more ?? 0, unknown: null, caveats: [] };
+  };
 }
 
 /** Resolve and judge a snapshot: what every command that answers about Services starts from. */

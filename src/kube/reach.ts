@@ -8,18 +8,14 @@
  */
 import type { Table } from '../model/netfilter.js';
 
-const cache = new WeakMap<Table, ReadonlySet<string> | null>();
-
-/** Chains reachable from the table's built-in chains; undefined when the table holds none of them. */
+/**
+ * Chains reachable from the table's built-in chains; undefined when the table holds none of them.
+ * Not kept: the resolver asks once per table (a set of ~100k names at 10k Services).
+ */
 export function reachableChains(t: Table): ReadonlySet<string> | undefined {
-  const known = cache.get(t);
-  if (known !== undefined) return known ?? undefined;
   const roots = t.chains.filter((c) => c.builtin && c.line !== undefined);
   // A table cut before COMMIT may have lost the very jumps that reach a chain.
-  if (roots.length === 0 || t.implicit || !t.committed) {
-    cache.set(t, null);
-    return undefined;
-  }
+  if (roots.length === 0 || t.implicit || !t.committed) return undefined;
   const seen = new Set<string>(roots.map((c) => c.name));
   const todo = roots.map((c) => c.name);
   while (todo.length > 0) {
@@ -32,6 +28,5 @@ export function reachableChains(t: Table): ReadonlySet<string> | undefined {
       todo.push(target.chain);
     }
   }
-  cache.set(t, seen);
   return seen;
 }

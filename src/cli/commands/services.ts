@@ -1,6 +1,6 @@
 /** `kpx services`: the Services this node's dataplane implements. */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { judgeSnapshot, partialEvidence } from '../../judge/index.js';
+import { judgeSnapshot, partialEvidence, type NodeJudgement } from '../../judge/index.js';
 import type { ServicePort } from '../../kube/types.js';
 import { writeJson } from '../../render/json-stream.js';
 import { connectionsOf } from '../../kube/conntrack.js';
@@ -61,9 +61,10 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     process.stderr.write(unknown + '\n');
     return ExitCode.CannotTell;
   }
-  const node = await judgeSnapshot(snapshot);
+  let node: NodeJudgement | undefined = await judgeSnapshot(snapshot);
   const res = node.resolution;
   const notes = nodeNotes(node);
+  const nodeJson = nodeJudgementJson(node);
   const stale = notes.length ? notes.join('\n') : undefined;
   // "No Services" from evidence that is not whole (a grep, a cut dump) would be a claim of absence: cannot tell.
   const partial = partialEvidence(snapshot);
@@ -80,6 +81,8 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const tables = snapshot.conntrack?.tables ?? [];
   const connections = opts.service && tables.length > 0 && opts.output !== 'json' ? new Map(res.services.filter(serviceSelector(opts.service)).map((s) => [s, connectionsOf(tables, s, snapshot!)])) : undefined;
   const judgementOf = node.judgementOf;
+  // The judgement holds the snapshot: what is printed was taken from it above.
+  node = undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -96,7 +99,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
       others: filtered.others,
       problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })),
       // What the answer rests on, said once: partial evidence, stale rules, leftovers, second views.
-      judgement: nodeJudgementJson(node),
+      judgement: nodeJson,
       ...(apiGiven ? { withoutRules: withoutRules.filter(selectWithoutRules(opts)).map(withoutRulesJson) } : {}),
     };
     // Each Service port is turned into its printed form a slice at a time (see writeJson).
