@@ -10,6 +10,7 @@ import { InputError, parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
 import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import { iptablesViewOf } from '../extract/iptables-nft-view.js';
+import { separateIptablesViews, separateNftViews } from './views.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -124,6 +125,11 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       if (view) rulesets.push(view);
     }
   }
+  // One ruleset written twice (a restore payload, an nft -f transaction, the dump given twice) is read once.
+  const ipt = separateIptablesViews(rulesets);
+  const transactions = new Set(files.filter((f) => f.parsed?.variant === 'transaction').map((f) => f.path));
+  const nftViews = separateNftViews(nft, transactions);
+  const secondViews = [...ipt.views, ...nftViews.views];
   const loaded: LoadedFile[] = files.map((f) => {
     const variant = variants.get(f) ?? f.parsed?.variant;
     return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
@@ -132,7 +138,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   return {
     name: opts.name ?? 'node',
     files: loaded,
-    rulesets,
+    rulesets: ipt.rulesets,
     ipsets,
     ipsetsByName: new Map(ipsets.map((s) => [s.name, s])),
     ipvs,
@@ -142,8 +148,9 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     bridgePorts: [...bridgePorts, ...portsOfLinks(interfaces)],
     ...(kernel ? { kernel } : {}),
     sysctls,
-    nft,
+    nft: nftViews.nft,
     extraNodeIps,
+    ...(secondViews.length ? { secondViews } : {}),
     ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
     ...(api.length ? { api: mergeApiObjects(api) } : {}),
     ...(ctTables.length || ctStats.length ? { conntrack: { tables: ctTables, stats: ctStats } } : {}),

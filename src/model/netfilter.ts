@@ -144,6 +144,16 @@ export interface Table {
   readonly committed: boolean;
   /** Rules pasted without a `*table` line: the table name was inferred. */
   readonly implicit: boolean;
+  /**
+   * A fragment's table (implicit): how its name was inferred — `content` from the rule at `line`
+   * (`why`: `-j DNAT`, `chain KUBE-SVC-…`), or `default` when no rule said (a guess: filter).
+   */
+  readonly inferred?: { readonly basis: 'content' | 'default'; readonly line?: number; readonly why?: string };
+  /**
+   * Chains the table's rules jump or go to that it does not hold (recorded as the rules are read, so
+   * no pass over them is needed): iptables-restore refuses such a table, and the kernel cannot hold it.
+   */
+  readonly missingChains?: readonly string[];
   readonly generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
   /** Chains in declaration order (built-ins first as iptables-save prints them). */
   readonly chains: readonly Chain[];
