@@ -99,7 +99,7 @@ describe('a jump to a missing KUBE-SEP chain is an UNKNOWN share, and the dump c
     // No outcome takes half: the missing third is not shared out between the other two.
     expect(r.out).not.toMatch(/^\s+50%\s+DNAT/m);
     const { doc } = await traceJson(`${vip}/tcp`, [dir]);
-    const j = doc.traces[0].judgement as { verdict: string; shares: { verdict: string; share: number }[]; unknown: { share: number; reasons: { code: string; chains: string[] }[] } };
+    const j = doc.traces[0].judgement as unknown as { verdict: string; shares: { verdict: string; share: number }[]; unknown: { share: number; reasons: { code: string; chains: string[] }[] } };
     expect(j.verdict).toBe('MIXED');
     expect(j.shares.map((x) => x.verdict)).toEqual(['DNAT', 'UNKNOWN']);
     expect(j.shares[0].share).toBeCloseTo(2 / 3, 9);
