@@ -5,10 +5,11 @@
 import type { NodeSnapshot } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import { resolveServices } from '../kube/resolve.js';
+import { judgeNode } from '../judge/index.js';
 import { buildContext, type LintContext } from './context.js';
 import { formatMessage, severityRank, type Finding, type LintRule, type Report, type RequiredInput, type RuleContext, type Severity } from './rule.js';
 import { findingFingerprint, type FingerprintFields } from './fingerprint.js';
-import { RULES } from './index.js';
+import { LINT_RULES } from './index.js';
 
 export type SeveritySetting = Severity | 'off';
 
@@ -18,9 +19,9 @@ export interface LintOptions {
   readonly disable?: readonly string[];
   /** Per-rule severity; 'off' disables the rule. */
   readonly severities?: Readonly<Record<string, SeveritySetting>>;
-  /** Use this resolution instead of resolving again (callers that already have one). */
+  /** Use this resolution instead of resolving again (callers that already have one); it is judged (src/judge) once. */
   readonly resolution?: Resolution;
-  /** The rule set (default: every registered rule). */
+  /** The rule set (default: the lint rules; `kpx migrate-check` passes the migration rules). */
   readonly rules?: readonly LintRule[];
 }
 
@@ -49,7 +50,7 @@ export interface LintResult {
 
 /** Which rules run, given --rule/--disable and the config's severities. */
 export function selectRules(opts: LintOptions): LintRule[] {
-  const all = opts.rules ?? RULES;
+  const all = opts.rules ?? LINT_RULES;
   const only = opts.only && opts.only.length ? new Set(opts.only) : undefined;
   const disabled = new Set(opts.disable ?? []);
   return all.filter((r) => (!only || only.has(r.id)) && !disabled.has(r.id) && opts.severities?.[r.id] !== 'off');
@@ -84,6 +85,8 @@ export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[]
     'k8s-api': s.api !== undefined,
     conntrack: (s.conntrack?.tables.length ?? 0) > 0,
     'conntrack-stats': (s.conntrack?.stats.length ?? 0) > 0,
+    kernel: s.kernel !== undefined,
+    iptables: s.rulesets.length > 0,
   };
   return (rule.meta.requires ?? []).filter((r) => !has[r]);
 }
@@ -134,8 +137,9 @@ export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: 
 
 export async function lintSnapshot(snapshot: NodeSnapshot, opts: LintOptions = {}): Promise<LintResult> {
   const started = performance.now();
-  const resolution = opts.resolution ?? (await resolveServices(snapshot));
-  const ctx = buildContext(snapshot, resolution);
+  // Rules read the judged Service ports (src/judge): the state every command prints, never their own.
+  const judgement = judgeNode(snapshot, opts.resolution ?? (await resolveServices(snapshot)));
+  const ctx = buildContext(snapshot, judgement.resolution, judgement);
   const context = performance.now() - started;
   const { findings, timings, rules, skipped } = runRules(ctx, opts);
   return { findings, summary: summarize(findings), rules, skipped, timings: { context, ...timings } };

@@ -121,13 +121,16 @@ describe('control characters in every field that reaches output', () => {
     mkdirSync(dir);
     const r = await runKpx(tmp, ['summarize', '-i', SAMPLE, '-o', 'json']);
     const s = JSON.parse(r.stdout) as Record<string, unknown>;
-    writeFileSync(join(dir, 'a.json'), JSON.stringify({ ...s, node: `a${ESC}`, modes: [`ipt${ESC}${C1}ables`] }));
+    writeFileSync(join(dir, 'a.json'), JSON.stringify({ ...s, node: `a${ESC}` }));
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...s, node: 'b' }));
+    // Modes that are not modes: the summary does not fit its schema, and the refusal quotes them escaped.
+    writeFileSync(join(dir, 'c.json'), JSON.stringify({ ...s, node: `c${ESC}`, modes: [`ipt${ESC}${C1}ables`] }));
     for (const [args, shown] of [[['services', '--nodes', '-i', dir], /a\\x1b\[2J/], [['services', '--nodes', '-i', dir, '-o', 'json'], /a\\u001b\[2J/]] as const) {
       const x = await runKpx(tmp, args);
       expect(bugs(x.stderr), x.stderr).toEqual([]);
       expect(RAW_CONTROL.test(x.stdout + x.stderr), x.stdout.slice(0, 600)).toBe(false);
       expect(x.stdout).toMatch(shown);
+      expect(x.stderr).toMatch(/c\\x1b\[2J.* not compared: not a valid node summary: \$\.modes\[0\]: .*ipt\\u001b\[2J/);
     }
   });
 });

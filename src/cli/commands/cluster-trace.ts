@@ -3,7 +3,7 @@ import { traceRequest } from './trace.js';
 import { traceAcross, type CrossTrace } from '../../cluster/trace.js';
 import { crossTraceJson, renderCrossTraceText } from '../../cluster/render.js';
 import { nodeByName } from '../../cluster/types.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { protocolsFor, TraceInputError } from '../../trace/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { versioned } from '../../render/schemas/index.js';
@@ -29,7 +29,7 @@ export async function traceAcrossAction(destination: string, opts: TraceAcrossCl
   const cluster = await loadClusterFromOptions([], opts, opts.output === 'text');
   const first = nodeByName(cluster, opts.node);
   if (!first) throw new UsageError(`--node ${opts.node}: no such node in the bundle (nodes: ${cluster.nodes.map((n) => n.name).join(', ')})`);
-  const res = await resolveServices(first.snapshot);
+  const res = await resolveJudged(first.snapshot);
   const protocols = protocol ? [protocol] : protocolsFor(res, dest, first.snapshot);
   const traces: CrossTrace[] = [];
   try {

@@ -1,6 +1,6 @@
 /** `kpx reverse POD-IP[:PORT]`: which Services and front ends of this node lead to a pod address. */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { parseReverseTarget, renderReverseText, reverseLookup } from '../../graph/reverse.js';
 import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
@@ -16,7 +16,7 @@ export async function reverseAction(address: string, opts: ReverseOptions): Prom
   const target = parseReverseTarget(address);
   if (typeof target === 'string') throw new UsageError(target);
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
-  const res = await resolveServices(snapshot);
+  const res = await resolveJudged(snapshot);
   const r = reverseLookup(snapshot, res, target);
   if (opts.output === 'json') writeJsonOut(renderJson(versioned('reverse', r)));
   else writeOut(renderReverseText(r, chalkInit(colorEnabled(opts))));

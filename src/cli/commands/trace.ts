@@ -1,6 +1,6 @@
 /** `kpx trace TARGET`: the packet's road through this node (VIP:PORT, a bare VIP, ns/name[:port], nodeport:PORT). */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { judgeFlow, judgeSnapshot, mentionsName, mentionsOf, partialEvidence } from '../../judge/index.js';
 import { parseIp } from '../../model/addr.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
@@ -12,8 +12,9 @@ import { renderNoMatchText, renderPlanHeader, renderTraceText, traceJson } from 
 import { writeJsonDeep } from '../../render/json-deep-stream.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { printable } from '../../source/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
-import { staleRulesNotice } from '../../kube/sync-state.js';
+import { flowJudgementJson, nodeNotes, noServiceText } from '../../render/judgement.js';
 import { writeOut, writeErr, writeJsonOut } from '../output.js';
 
 export interface TraceCliOptions extends InputOptions {
@@ -78,10 +79,18 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     writeErr(unknown + '\n');
     return ExitCode.CannotTell;
   }
-  const res = await resolveServices(snapshot);
+  const node = await judgeSnapshot(snapshot);
+  const res = node.resolution;
   const plan = planTarget(target, res, snapshot, { ...(protocol ? { protocol } : {}), exact: Boolean(opts.exact) });
   const c = chalkInit(colorEnabled(opts));
   if (plan.kind === 'no-match') {
+    // "Nothing here" is a claim of absence: with partial evidence (or unread lines naming the target) it is UNKNOWN.
+    const unknownMatch = noMatchUnknown(node, target);
+    if (unknownMatch) {
+      if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace', { traces: [], noMatch: { ...plan, judgement: unknownMatch } })));
+      else writeOut(`${c.yellow(printable(noServiceText(unknownMatch, target.text), 2000))}\n`);
+      return ExitCode.CannotTell;
+    }
     // A Service the API has but kube-proxy programs nothing for (headless, ExternalName), or one it should program here.
     if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
       const byApi = (await import('./trace-api-explain.js')).explainFromApi(target, snapshot);
@@ -122,13 +131,29 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
+  // One judgement per traced flow: the verdict line, its unknown share and caveats, and the exit code.
+  const judgements = traces.map((t) => judgeFlow(node, t));
   // Written piece by piece: a trace of thousands of undecided statements is more text than one string holds.
-  if (opts.output === 'json') writeJsonDeep(versioned('trace', { traces: traces.map(traceJson) }), (text) => writeJsonOut(text));
+  if (opts.output === 'json') writeJsonDeep(versioned('trace', { traces: traces.map((t, i) => ({ ...traceJson(t), judgement: flowJudgementJson(judgements[i]) })) }), (text) => writeJsonOut(text));
   else {
-    const stale = staleRulesNotice(snapshot);
-    if (stale) writeOut(`${stale}\n`);
+    const notes = nodeNotes(node, { trace: true });
+    if (notes.length) writeOut(notes.map((n) => `${n}\n`).join(''));
     writeOut(renderPlanHeader(target, plan.traces, c));
-    writeOut(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
+    writeOut(traces.map((t, i) => renderTraceText(t, c, { verbose: Boolean(opts.verbose), judgement: judgements[i] })).join('\n'));
   }
-  return ExitCode.Ok;
+  // Cannot tell: every traced flow's answer is wholly unknown (documented in exit.ts).
+  return judgements.length > 0 && judgements.every((j) => j.cannotTell) ? ExitCode.CannotTell : ExitCode.Ok;
+}
+
+/**
+ * A target that names nothing here, when the evidence cannot say so: some table is not whole, or
+ * lines kpx could not read name the target's address. Undefined when "nothing here" stands.
+ */
+function noMatchUnknown(node: Awaited<ReturnType<typeof judgeSnapshot>>, target: Target) {
+  const ipText = target.kind === 'address' ? target.dest.ipText : target.kind === 'vip' ? target.ipText : undefined;
+  const ip = ipText !== undefined ? parseIp(ipText) : undefined;
+  const mentions = ip ? mentionsOf(node.snapshot, ip, target.kind === 'address' ? target.dest.port : undefined) : target.kind === 'service' ? mentionsName(node.snapshot, target.namespace, target.name) : [];
+  const partial = partialEvidence(node.snapshot);
+  if (mentions.length === 0 && partial.length === 0) return undefined;
+  return { evidence: 'partial' as const, mentions, partial };
 }
