@@ -175,6 +175,8 @@ const COMMANDS = [
   ['lint', 'json'],
   ['lint', 'sarif'],
   ['lint', 'github'],
+  ['migrate-check', 'text'],
+  ['migrate-check', 'sarif'],
   ['dump', 'iptables-save'],
   ['dump', 'json'],
   ['reverse', 'text'],

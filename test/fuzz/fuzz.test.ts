@@ -50,7 +50,7 @@ describe('a seeded slice of the fuzz run', () => {
     expect(s).toMatchObject({ cases: 150, crashes: 0, hangs: 0, controls: 0, unparsable: 0, corpus: false });
     expect(r.status).toBe(0);
     // The slice reaches every command, and answers as well as refusals.
-    expect(s.commands).toEqual(['dump', 'graph', 'inspect', 'lint', 'reverse', 'services', 'summarize', 'trace']);
+    expect(s.commands).toEqual(['dump', 'graph', 'inspect', 'lint', 'migrate-check', 'reverse', 'services', 'summarize', 'trace']);
     expect(s.seedFiles).toBeGreaterThan(50);
     expect((s.exitCodes['0'] ?? 0) + (s.exitCodes['1'] ?? 0)).toBeGreaterThan(50);
   }, 240_000);

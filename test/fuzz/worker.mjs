@@ -36,6 +36,7 @@ const ACTIONS = {
   services: async (m, c, input) => m.servicesAction([input], { ...base, output: c.output }),
   trace: async (m, c, input) => m.traceAction(c.args[0], { ...base, input: [input], output: c.output, verbose: c.verbose }),
   lint: async (m, c, input) => m.lintAction([input], { ...base, output: c.output, failOn: 'error', rule: [], disable: [] }),
+  'migrate-check': async (m, c, input) => m.migrateCheckAction([input], { ...base, to: 'nftables', output: c.output, failOn: 'error', rule: [], disable: [] }),
   dump: async (m, c, input) => m.dumpAction(input, { input: [], output: c.output }),
   reverse: async (m, c, input) => m.reverseAction(c.args[0], { ...base, input: [input], output: c.output }),
   summarize: async (m, c, input) => m.summarizeAction([input], { ...base, output: 'json', lint: true }),
