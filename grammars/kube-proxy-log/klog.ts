@@ -21,8 +21,10 @@ export interface KlogHeader {
   readonly messageOffset: number;
 }
 
-const HEADER = /^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+(\d+) ([^\s\]]+:\d+)\] ?/;
-export const LOGRUS = /^time="([^"]*)" level=(\w+) msg=/;
+const HEADER = /^([IWEF])(\d{4}) +(\d\d:\d\d:\d\d\.\d+)\s+(\d+) ([^\s\]]+:\d+)\] ?/;
+export const LOGRUS = /^time=(?:"([^"]*)"|(\S+)) level=(\w+) msg=/;
+/** logrus' text format on a terminal (k3s' supervisor lines): `INFO[0010] message`. */
+export const LOGRUS_TTY = /^(DEBU|INFO|WARN|ERRO|FATA|PANI)\[(\d+)\] ?(.*)$/;
 
 export function klogHeader(body: string): KlogHeader | undefined {
   const m = HEADER.exec(body);
@@ -74,7 +76,8 @@ export interface Structured {
   readonly pairs: readonly KeyValue[];
 }
 
-const KEY = /^\s+([A-Za-z_][\w.-]*)=/;
+/** A key: Go identifiers and dotted paths; klog prints a key with a space as is (`primary ipFamily="IPv4"`, kube-proxy ≥1.28). */
+const KEY = /^\s+([A-Za-z_][\w.-]*(?: [A-Za-z_][\w.-]*)?)=/;
 
 /**
  * `"msg" k="v" k=v k=<`: the structured form, or undefined when the message is free text
@@ -109,11 +112,22 @@ export function readStructured(message: string): Structured | undefined {
   return { msg: q.value, pairs };
 }
 
+/** ` key="value" key=value key=<`: the pairs klog writes after a block's closing ` >`. */
+export function readPairs(text: string): readonly KeyValue[] | undefined {
+  return readStructured(`""${/^\s/.test(text) ? '' : ' '}${text}`)?.pairs;
+}
+
 /** `time="…" level=warning msg="…" k=v`: logrus' text format, read with the same key=value scanner. */
 export function readLogrus(body: string): { time: string; level: string; msg: string; pairs: readonly KeyValue[] } | undefined {
   const m = LOGRUS.exec(body);
   if (!m) return undefined;
-  const s = readStructured(body.slice(m[0].length));
+  let rest = body.slice(m[0].length);
+  // slog and logrus quote msg only when it holds spaces or quotes.
+  if (!rest.startsWith('"')) {
+    const w = /^\S*/.exec(rest)![0];
+    rest = JSON.stringify(w) + rest.slice(w.length);
+  }
+  const s = readStructured(rest);
   if (!s) return undefined;
-  return { time: m[1], level: m[2], msg: s.msg, pairs: s.pairs };
+  return { time: m[1] ?? m[2], level: m[3], msg: s.msg, pairs: s.pairs };
 }
