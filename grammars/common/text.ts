@@ -48,6 +48,9 @@ const PROMPT =
 const KNOWN_COMMAND =
   /^\s*#\s+(sudo\s+|doas\s+|ip\s+netns\s+exec\s+\S+\s+|nsenter\s+(-\S+\s+)*)*(ip6?tables(-nft|-legacy)?-save|ipset|ipvsadm|ip|nft|sysctl|conntrack|kpx|kubectl|crictl|cat|zcat)(\s|$)/;
 const PASSWORD_PROMPT = /^\s*\S+@\S+'s password:\s*$/;
+/** Gentoo's and Container Linux's `host dir # cmd` prompt, before a command whose output people paste. */
+const HOST_DIR_PROMPT =
+  /^\s*[A-Za-z0-9_.-]+ [A-Za-z0-9_.~/-]+ [#$]\s+(sudo\s+)?(journalctl|systemctl|kubectl|crictl|docker|k3s|more|less|cat|zcat|tail|head|grep|sysctl|ip6?tables(-nft|-legacy)?(-save)?|ipset|ipvsadm|ip|nft|conntrack|kpx)(\s|$)/;
 /** grep's group separator (`grep -A/-B/-C` prints `--` between non-adjacent matches). */
 const GREP_SEPARATOR = /^\s*--\s*$/;
 /** Markdown around a pasted dump: a bold caption (`**iptables-save -t nat**`, `**Output:**`) or a rule. */
@@ -59,7 +62,7 @@ export function noiseKind(line: string): NoiseKind | undefined {
   if (MARKDOWN.test(line)) return 'fence';
   if (EOF_LINE.test(line)) return 'eof';
   if (ELISION.test(line) || GREP_SEPARATOR.test(line)) return 'elision';
-  if (PROMPT.test(line) || PASSWORD_PROMPT.test(line) || KNOWN_COMMAND.test(line)) return 'prompt';
+  if (PROMPT.test(line) || PASSWORD_PROMPT.test(line) || KNOWN_COMMAND.test(line) || HOST_DIR_PROMPT.test(line)) return 'prompt';
   return undefined;
 }
 

@@ -28,6 +28,8 @@ export interface BodyLine {
   /** 1-based column of `text` in the file's line; 0 when decoded from a JSON record. */
   readonly column: number;
   readonly text: string;
+  /** The terminal wrapped the line before at its width: this one goes on without a line break. */
+  readonly wrapped?: boolean;
 }
 
 export interface LogPair {
@@ -56,7 +58,7 @@ export interface LogRecord {
   /** Lines after the header that carry no header of their own (old multi-line messages, wrapped lines). */
   readonly continuation: readonly BodyLine[];
   readonly envelope: Envelope;
-  /** The terminal wrapped the header line at this width: the continuation goes on without a line break. */
+  /** The terminal wrapped the header line at this width: the next line goes on without a line break. */
   readonly wrappedAt?: number;
   /** The terminal (journalctl, less -S, systemctl status) cut the line at this width, or ellipsised it: its end is lost. */
   readonly cutAt?: number;
@@ -80,6 +82,7 @@ export interface KubeProxyLogSyntax {
 const JOURNAL_MARKER = /^-- (Logs begin at|Journal begins at|No entries|Reboot|Boot [0-9a-f]+)/;
 /** A block's end, and the pairs klog writes after it (` > ipFamily="IPv6"`). */
 const BLOCK_END = /^\s*>(?:\s+(\S.*))?$/;
+const BLOCK_TAIL = /^\s+>(?:\s+[A-Za-z_][\w.-]*=|\s*$)/;
 const LOGRUS_LEVEL: Record<string, KlogLevel> = { debug: 'I', debu: 'I', info: 'I', warning: 'W', warn: 'W', error: 'E', erro: 'E', fatal: 'F', fata: 'F', panic: 'F', pani: 'F' };
 
 type Building = { -readonly [K in keyof LogRecord]: LogRecord[K] } & {
@@ -182,6 +185,8 @@ function blockLine(cur: Building, p: PreparedLine): void {
 /** A line that is not an entry: noise, another program's line, a continuation, or an orphan. */
 function nonEntry(p: PreparedLine, cur: Building | undefined, other: OtherLine[]): boolean {
   const { u, line, raw } = p;
+  // ` > key=value`: the end of a block whose start is not in the paste (not a `>` prompt).
+  if (BLOCK_TAIL.test(u.body)) return false;
   const noise = noiseKind(u.body);
   if (noise) return void other.push({ kind: 'noise', line, text: raw, noise }), true;
   if (JOURNAL_MARKER.test(u.body)) return void other.push({ kind: 'noise', line, text: raw, noise: 'journal-marker' }), true;
@@ -215,9 +220,13 @@ export function parseKubeProxyLog(text: string): KubeProxyLogSyntax {
     cur = undefined;
   };
 
+  let prevLength = -1;
   for (const original of prepared) {
     const p = peel(original, cur);
     const { u, line } = p;
+    // A full-width line before this one, on a terminal that wraps: this line is its remainder.
+    const wrapped = width !== undefined && !cuts && prevLength === width;
+    prevLength = original.raw.length;
     if (u.envelope.badJson !== undefined) {
       other.push({ kind: 'bad-json', line, text: p.raw, message: u.envelope.badJson });
       continue;
@@ -239,7 +248,7 @@ export function parseKubeProxyLog(text: string): KubeProxyLogSyntax {
     if (nonEntry(p, cur, other)) continue;
     if (cur && (u.envelope.ident === undefined || writerOf(u.envelope) === cur.writer)) {
       cur.endLine = p.endLine;
-      cur.continuation.push({ line, column: u.column, text: u.body });
+      cur.continuation.push({ line, column: u.column, text: u.body, ...(wrapped ? { wrapped: true } : {}) });
       continue;
     }
     other.push({ kind: 'orphan', line, column: u.column, text: u.body });

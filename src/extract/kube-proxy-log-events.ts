@@ -32,14 +32,28 @@ import { nftEcho } from './kube-proxy-log-nft.js';
 
 const pair = (r: LogRecord, key: string) => r.pairs.find((p) => p.key === key);
 
-/** The record's whole text: message, pairs and continuation lines (a wrapped line goes on without a break). */
-export function fullText(r: LogRecord): string {
-  const cont = r.continuation.map((c) => c.text).join(r.wrappedAt ? '' : '\n');
-  return [r.msg + (r.wrappedAt && cont ? cont : ''), ...r.pairs.map((p) => `${p.key}=${p.value}`), ...(r.wrappedAt ? [] : r.continuation.map((c) => c.text))].join('\n');
+/** Continuation lines as text: a line the terminal wrapped goes on without a line break. */
+function joinLines(lines: readonly BodyLine[], first = ''): string {
+  let out = first;
+  lines.forEach((l, i) => (out += (l.wrapped || (i === 0 && first === '') ? '' : '\n') + l.text));
+  return out;
 }
 
-/** The message with a terminal-wrapped remainder put back. */
-const message = (r: LogRecord) => (r.wrappedAt ? r.msg + r.continuation.map((c) => c.text).join('') : r.msg);
+/** The message with the remainder the terminal wrapped onto the next lines put back. */
+const message = (r: LogRecord) => joinLines(r.continuation.slice(0, leadingWrapped(r)), r.msg);
+
+/** How many continuation lines right after the header are its wrapped remainder. */
+function leadingWrapped(r: LogRecord): number {
+  let n = 0;
+  while (n < r.continuation.length && r.continuation[n].wrapped) n++;
+  return n;
+}
+
+/** The record's whole text: message, pairs and continuation lines. */
+export function fullText(r: LogRecord): string {
+  const rest = r.continuation.slice(leadingWrapped(r));
+  return [message(r), ...r.pairs.map((p) => `${p.key}=${p.value}`), ...(rest.length ? [joinLines(rest)] : [])].join('\n');
+}
 
 /** What went wrong, as the record says it: the err pair, else the free text after the message's first colon. */
 export function errorText(r: LogRecord, after?: RegExp): string {
@@ -50,7 +64,8 @@ export function errorText(r: LogRecord, after?: RegExp): string {
     const m = after.exec(msg);
     if (m) msg = msg.slice(m.index + m[0].length);
   }
-  return [msg, ...(r.wrappedAt ? [] : r.continuation.map((c) => c.text))].join('\n').trim();
+  const rest = r.continuation.slice(leadingWrapped(r));
+  return (rest.length ? `${msg}\n${joinLines(rest)}` : msg).trim();
 }
 
 /** Lines of an output block, or of the message and its continuation. */
@@ -194,7 +209,7 @@ const nodeLookup: Classifier = (r, at, text) => {
   const reason = errorText(r, /^(?:Failed to retrieve node info|Can't get Node "[^"]+", assuming \w+ proxy(?:, err)?|unable to get node IP for hostname)[:,]?\s*/i);
   const notFound = NODE_NOT_FOUND.exec(text);
   const node = notFound?.[1] ?? m[1] ?? /\/nodes\/([^\s/":?]+)/.exec(reason)?.[1];
-  return { kind: 'node-lookup-failed', ...(node ? { node } : {}), notFound: notFound !== null, reason: reason || msg, at };
+  return { kind: 'node-lookup-failed', ...(node ? { node } : {}), notFound: notFound !== null, apiError: API_ERROR.test(reason), reason: reason || msg, at };
 };
 
 const nodeIpFallback: Classifier = (r, at) => {
@@ -203,10 +218,12 @@ const nodeIpFallback: Classifier = (r, at) => {
   return m ? { kind: 'node-ip-fallback', ip: m[1] === 'loopback' ? '127.0.0.1' : m[1], at } : undefined;
 };
 
+/** An API request that did not get an answer (or was refused): the client-go error texts. */
+const API_ERROR = /connection refused|i\/o timeout|no route to host|dial tcp|TLS handshake|\bEOF\b|Unauthorized|forbidden|x509|Get "?https?:/i;
+
 const apiUnreachable: Classifier = (r, at, text) => {
   const m = /[Ff]ailed to (?:list|watch) \*?(?:v1|api|discovery\/v1|v1beta1)?\.?(\w+)/.exec(r.msg) ?? /^"?Failed to watch"?/.exec(r.msg);
-  if (!m) return undefined;
-  if (!/connection refused|i\/o timeout|no route to host|dial tcp|TLS handshake|EOF|Unauthorized|forbidden|Get "?https?:/i.test(text)) return undefined;
+  if (!m || !API_ERROR.test(text)) return undefined;
   return { kind: 'api-unreachable', ...(m[1] ? { resource: m[1] } : {}), reason: errorText(r, /[Ff]ailed to (?:list|watch) [^:]*:\s*/), at };
 };
 

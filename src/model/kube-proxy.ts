@@ -112,7 +112,7 @@ export type KubeProxyEvent =
    * kube-proxy could not read its own Node: not there under the name it looked for (the host name
    * or --hostname-override differs from the Node's name), or the API server did not answer.
    */
-  | { readonly kind: 'node-lookup-failed'; readonly node?: string; readonly notFound: boolean; readonly reason: string; readonly at: LogPlace }
+  | { readonly kind: 'node-lookup-failed'; readonly node?: string; readonly notFound: boolean; readonly apiError: boolean; readonly reason: string; readonly at: LogPlace }
   /** kube-proxy took 127.0.0.1 (loopback) as the node IP, for want of a better one. */
   | { readonly kind: 'node-ip-fallback'; readonly ip: string; readonly at: LogPlace }
   /** The API server did not answer a list or watch (Services, Endpoints, EndpointSlices, Nodes): changes do not reach the rules. */

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems, standaloneNotice } from '../evidence.js';
 import { RULES, RULES_BY_ID } from '../../lint/index.js';
 import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } from '../../lint/run.js';
 import { ConfigError, parseConfig, type LintConfig } from '../../lint/config.js';
@@ -76,12 +76,17 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   const snapshot = await loadFromOptions(inputs, opts, opts.output === 'text');
   // Said first: what could not be used (the rest is linted), or that nothing can be.
   reportInputProblems(snapshot);
+  // Without a ruleset only the rules that judge their inputs on their own can run (a kube-proxy log,
+  // a sysctl dump, links): they do, said first; whether the Service rules are right stays unknown.
   const unknown = cannotTell(snapshot, 'what is wrong with this dataplane');
-  if (unknown) {
+  const standalone = unknown ? RULES.filter((r) => r.meta.standalone) : undefined;
+  const result = await lintSnapshot(snapshot, { only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities, ...(standalone ? { rules: standalone } : {}) });
+  if (unknown && result.rules.length === 0) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
-  const result = await lintSnapshot(snapshot, { only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
+  if (unknown) process.stderr.write(standaloneNotice(snapshot, 'whether the Service rules are right') + '\n');
   const findings = baseline ? applyBaseline(result.findings, baseline) : [...result.findings];
   const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: RULES };
   switch (opts.output) {
@@ -98,5 +103,7 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
       process.stdout.write(renderLintText(report, c));
   }
   if (baseline && opts.output === 'text') process.stderr.write(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);
-  return failsAt(findings, opts.failOn) ? ExitCode.Findings : ExitCode.Ok;
+  if (failsAt(findings, opts.failOn)) return ExitCode.Findings;
+  // Nothing found in a log or sysctl dump is no clean bill for the dataplane.
+  return unknown ? ExitCode.CannotTell : ExitCode.Ok;
 }

@@ -13,7 +13,7 @@ import { ExitCode, UsageError } from '../exit.js';
 import { outputWidth } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
 import { explainSelectorless, explainWithoutRules, withoutRulesJson } from '../../render/api.js';
@@ -58,6 +58,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const unknown = cannotTell(snapshot, 'which Services this node implements');
   if (unknown) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
   const res = await resolveServices(snapshot);

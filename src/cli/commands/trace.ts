@@ -11,7 +11,7 @@ import { versioned } from '../../render/schemas/index.js';
 import { renderNoMatchText, renderPlanHeader, renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface TraceCliOptions extends InputOptions {
@@ -74,6 +74,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   const unknown = cannotTell(snapshot, `where ${destination} goes`, familyOf(target));
   if (unknown) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
   const res = await resolveServices(snapshot);

@@ -8,6 +8,7 @@ export default createRule({
     description: 'bridge-nf-call-iptables is off or br_netfilter is not loaded on a node with a pod bridge: a pod\'s reply to a Service client on the same bridge skips reverse NAT.',
     severity: 'error',
     requires: ['sysctl'],
+    standalone: true,
     relevant: (ctx) => ctx.modes.length > 0,
     docs: [
       'With a bridge CNI (cni0, cbr0, docker0…) a pod calling a Service whose endpoint sits on the same bridge has its',
