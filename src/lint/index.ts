@@ -37,6 +37,7 @@ import kubeProxyNodeNotFound from './rules/kube-proxy-node-not-found.js';
 import kubeProxyExited from './rules/kube-proxy-exited.js';
 import kubeProxyApiUnreachable from './rules/kube-proxy-api-unreachable.js';
 import kubeProxyHostPrerequisite from './rules/kube-proxy-host-prerequisite.js';
+import kubeProxyConfigNotRead from './rules/kube-proxy-config-not-read.js';
 import kubeProxyModeMismatch from './rules/kube-proxy-mode-mismatch.js';
 import kubeProxyClusterCidrMismatch from './rules/kube-proxy-cluster-cidr-mismatch.js';
 import kubeProxyMasqueradeBitMismatch from './rules/kube-proxy-masquerade-bit-mismatch.js';
@@ -94,6 +95,7 @@ export const RULES: readonly LintRule[] = [
   kubeProxyExited,
   kubeProxyApiUnreachable,
   kubeProxyHostPrerequisite,
+  kubeProxyConfigNotRead,
   kubeProxyModeMismatch,
   kubeProxyClusterCidrMismatch,
   kubeProxyMasqueradeBitMismatch,

@@ -152,8 +152,8 @@ export interface ConfigValue<T> {
  */
 export interface KubeProxyConfig {
   readonly file: string;
-  /** How it was given. */
-  readonly form: 'configmap' | 'config' | 'flags';
+  /** How it was given: the ConfigMap, the file, the flags, a fragment without apiVersion and kind, kubeadm's `kubeProxy: config:`. */
+  readonly form: 'configmap' | 'config' | 'flags' | 'fragment' | 'kubeadm';
   readonly mode?: ConfigValue<string>;
   readonly clusterCIDR?: ConfigValue<readonly string[]>;
   readonly masqueradeBit?: ConfigValue<number>;
@@ -168,4 +168,24 @@ export interface KubeProxyConfig {
   readonly fields: ReadonlyMap<string, ConfigValue<string>>;
   /** Fields KubeProxyConfiguration does not have (kube-proxy's strict decoding rejects them). */
   readonly unknownFields: readonly ConfigValue<string>[];
+  /** What kube-proxy would not read as written: ignored, duplicated, refused. */
+  readonly issues: readonly ConfigIssue[];
 }
+
+/**
+ * A field kube-proxy does not read as written. Its file is decoded strictly, and when that fails,
+ * leniently (cmd/kube-proxy/app options.go loadConfig): unknown, misplaced and removed fields are then
+ * ignored, a duplicated key keeps its last value; a value of the wrong type fails both, and kube-proxy
+ * exits.
+ */
+export type ConfigIssue =
+  | { readonly kind: 'unknown'; readonly path: string; readonly line: number; readonly text: string }
+  /** Written in another section than the one kube-proxy reads it from: ignored, so `home` keeps its default. */
+  | { readonly kind: 'misplaced'; readonly path: string; readonly home: string; readonly default?: string; readonly line: number; readonly text: string }
+  /** A field older kube-proxies had and current ones do not (`note`: what became of it). */
+  | { readonly kind: 'removed'; readonly path: string; readonly note: string; readonly line: number; readonly text: string }
+  /** The key again: the value read is this, the last one (`first` is the line of the first). */
+  | { readonly kind: 'duplicate'; readonly path: string; readonly first: number; readonly line: number; readonly text: string }
+  | { readonly kind: 'bad-value'; readonly path: string; readonly expected: 'integer' | 'boolean'; readonly value: string; readonly line: number; readonly text: string }
+  /** Not kubeproxy.config.k8s.io: the group kube-proxy reads. */
+  | { readonly kind: 'api-version'; readonly value: string; readonly line: number; readonly text: string };

@@ -53,3 +53,26 @@ describe('a kube-proxy log alone', () => {
     expect(msg('kube-proxy-exited')).toContain("can't use the IPVS proxier: error getting ipset version");
   });
 });
+
+describe("kube-proxy's configuration alone", () => {
+  const read2 = (f: string) => readFileSync(join(DIR, f), 'utf8');
+  it('a real fragment sets only ipvs.strictARP: nothing else is assumed (no "runs in iptables mode" from an unset mode)', async () => {
+    const r = await lintFiles({ 'f.yaml': read2('kube-proxy-config-pastes/fragment-ipvs-strictarp.yaml') }, { rules: STANDALONE });
+    expect(r.findings).toEqual([]);
+    const all = await lintFiles({ 'f.yaml': read2('kube-proxy-config-pastes/fragment-ipvs-strictarp.yaml') });
+    expect(all.findings.filter((f) => f.ruleId.startsWith('kube-proxy-'))).toEqual([]);
+  });
+  it('the real kubeadm-embedded configuration: conntrack.max is no longer read (info)', async () => {
+    const r = await lintFiles({ 'k.yaml': read2('kube-proxy-config-pastes/kubeadm-v1alpha3-embedded.yaml') }, { rules: STANDALONE });
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.line])).toEqual([['kube-proxy-config-not-read', 'info', 38]]);
+  });
+  it('the real bare file echoed by kube-proxy (jhunt/k8s-boshrelease#58): conntrack.max, resourceContainer and the userspace fields, no longer read', async () => {
+    const r = await lintFiles({ 'c.yaml': read2('kube-proxy/config-bare.yaml') }, { rules: STANDALONE });
+    expect(r.findings.map((f) => f.message)).toEqual([
+      '`conntrack.max` is a field current kube-proxy no longer has (replaced by conntrack.maxPerCore and conntrack.min): ignored',
+      "`portRange` is a field current kube-proxy no longer has (the userspace proxier's, removed with it): ignored",
+      "`resourceContainer` is a field current kube-proxy no longer has (kube-proxy's old cgroup option, removed): ignored",
+      '`udpIdleTimeout` is a field current kube-proxy no longer has (the userspace proxier\'s, removed with it): ignored',
+    ]);
+  });
+});
