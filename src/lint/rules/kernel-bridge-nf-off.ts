@@ -46,7 +46,12 @@ export default createRule({
         ctx.report({
           messageId: 'off',
           data: {
-            why: r.moduleLoaded === false ? 'br_netfilter is not loaded (no net.bridge.* key in the sysctl dump)' : `${r.evidence[0]?.key ?? 'bridge-nf-call-iptables'} is off`,
+            why:
+              r.moduleLoaded === false
+                ? at
+                  ? 'br_netfilter is not loaded (sysctl says the key does not exist)'
+                  : 'br_netfilter is not loaded (no net.bridge.* key in the sysctl dump)'
+                : `${r.evidence[0]?.key ?? 'bridge-nf-call-iptables'} is off`,
             evidence: r.evidence.map(evidenceLine).join(', '),
             bridge: br?.name ?? '(any)',
           },
