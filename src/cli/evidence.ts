@@ -33,8 +33,11 @@ export interface UnusableInput {
 export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
   const out: UnusableInput[] = [];
   for (const f of s.files) {
-    const d = f.diagnostics.find((x) => (x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code));
-    if (d) out.push({ path: f.path, why: d.code === 'input/unknown-format' ? 'not a dump kpx reads' : d.message });
+    // A listing that is not kube-proxy's (Cilium's tables, a capture) is recognised and said, never read.
+    const d = f.diagnostics.find((x) => ((x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code)) || x.code === 'input/not-kube-proxy');
+    if (!d) continue;
+    const looks = d.code === 'input/unknown-format' ? /\(it looks like (.*?)\);/.exec(d.message)?.[1] : undefined;
+    out.push({ path: f.path, why: d.code === 'input/unknown-format' ? `not a dump kpx reads${looks ? ` (it looks like ${looks})` : ''}` : d.message });
   }
   return out;
 }
