@@ -30,6 +30,6 @@ export const Bracket = createToken({ categories: [AnyToken], name: 'Bracket', la
 export const Time = createToken({ categories: [AnyToken], name: 'Time', label: 'time', pattern: /\d\d:\d\d:\d\d\.\d+/ });
 export const Colon = createToken({ categories: [AnyToken], name: 'Colon', label: "':'", pattern: /:/ });
 export const Num = createToken({ categories: [AnyToken], name: 'Num', label: 'number', pattern: /\d+(?![^\s,)\]:])/ });
-export const Word = createToken({ categories: [AnyToken], name: 'Word', label: 'word', pattern: /[^\s\[\]()>:=]+|[=:()\]]/ });
+export const Word = createToken({ categories: [AnyToken], name: 'Word', label: 'word', pattern: /[^\s[\]()>:=]+|[=:()\]]/ });
 
 export const allTokens = [AnyToken, WhiteSpace, Endpoint, Time, DottedAddress, FatArrow, Arrow, Paren, Bracket, Num, Colon, Word];
