@@ -14,7 +14,8 @@
  */
 import { noiseKind, splitInput, type NoiseKind } from '../common/text.js';
 import { prefixShape, writerOf, type Envelope } from './envelope.js';
-import { klogHeader, LOGRUS_TTY, readLogrus, readPairs, readStructured, type KeyValue, type KlogLevel } from './klog.js';
+import { klogHeader, LOGRUS_TTY, type KeyValue, type KlogLevel } from './klog.js';
+import { readLogrus, readPairs, readStructured } from './structured.js';
 import { geometryOf, prepareLines, type PreparedLine } from './lines.js';
 import { SYSTEMD_STATUS } from './systemd.js';
 
