@@ -61,6 +61,10 @@ describe('conntrack -L as pasted', () => {
     expect(real.findings.filter((f) => f.ruleId.startsWith('conntrack-')).map((f) => f.ruleId)).toEqual(['conntrack-stale-udp-endpoint']);
     const masked = await lintFiles({ 'iptables-save.txt': kind, 'ct.txt': hidden + '\n' });
     expect(masked.findings.filter((f) => f.ruleId.startsWith('conntrack-'))).toEqual([]);
+    // Only the reply source hidden (the Service's address shown): whether it is an endpoint is unknown,
+    // so no stale-endpoint claim either.
+    const replyHidden = await lintFiles({ 'iptables-save.txt': kind, 'ct.txt': entry.replace('src=10.12.0.11', 'src=<podIp>') + '\n' });
+    expect(replyHidden.findings.filter((f) => f.ruleId.startsWith('conntrack-'))).toEqual([]);
   });
   it('a line that is really unreadable is still flagged (a bare word where a value is needed)', async () => {
     const r = await parse([entry, 'udp 17 29 src=10.12.0.14 dst=nowhere sport=1 dport=53 src=10.12.0.11 dst=10.12.0.14 sport=53 dport=1 mark=0 use=1', ''].join('\n'));
