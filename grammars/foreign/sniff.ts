@@ -43,6 +43,8 @@ export function foreignKind(lines: readonly string[]): { kind: ForeignKind; conf
     if (TCPDUMP.test(t) || TCPDUMP_VERBOSE.test(t)) tcpdump++;
     else if (TSHARK.test(t)) tshark++;
     else if (CILIUM_BACKEND.test(t)) backends++;
+    // Fifty lines and nothing of these listings: stays cheap on a big dump's head.
+    if (content > 50 && tcpdump + tshark + backends === 0) return undefined;
   }
   if (!content) return undefined;
   if (tcpdump >= 2 && tcpdump * 3 >= content) return { kind: 'tcpdump', confidence: 0.8 };

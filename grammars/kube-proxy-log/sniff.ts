@@ -37,6 +37,9 @@ export const kubeProxyLogSniffer: Sniffer<'kube-proxy-log'> = {
       // `systemctl status`' header and systemd's own journal lines frame the log; they are not entries.
       if (SYSTEMD_STATUS.test(raw) || /^systemd$/.test(u.envelope.ident ?? '')) continue;
       content++;
+      // Fifty lines without an entry: not a log (a log pasted after that much else is rare; sniffing
+      // every big dump's head must stay cheap).
+      if (content > 50 && entries === 0) return 0;
       const b = body.trimStart();
       const isEntry = klogHeader(b) !== undefined || LOGRUS.test(b) || LOGRUS_TTY.test(b);
       firstIsEntry ??= isEntry;

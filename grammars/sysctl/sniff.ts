@@ -22,7 +22,8 @@ export const sysctlSniffer: Sniffer<'sysctl'> = {
     let content = 0;
     let hits = 0;
     const head = lines.slice(0, 200);
-    const machine = machinePrefix(head);
+    // A machine prefix is only looked for when a line has the `name: ` or `name | ` shape at all.
+    const machine = head.some((l) => /^\s*[A-Za-z0-9_.-]+(?:: | \| )/.test(l)) ? machinePrefix(head) : undefined;
     for (const raw of head) {
       const l = machine ? raw.replace(machine, '') : raw;
       if (l.trim() === '' || NOISE.test(l)) continue;
@@ -30,6 +31,8 @@ export const sysctlSniffer: Sniffer<'sysctl'> = {
       content++;
       const body = l.replace(GREP, '');
       if (ENTRY.test(body) || PROC.test(body) || STDERR_KEY.test(l)) hits++;
+      // Fifty lines and not one entry: not sysctl's (stays cheap on a big dump's head).
+      else if (content > 50 && hits === 0) return 0;
     }
     if (hits === 0) return 0;
     const ratio = hits / content;
