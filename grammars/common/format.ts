@@ -27,7 +27,9 @@ export type FormatId =
   | 'kube-proxy-config'
   | 'k8s-api'
   | 'conntrack'
-  | 'conntrack-stats';
+  | 'conntrack-stats'
+  /** Recognised, not read: Cilium's load-balancer tables, packet captures (not kube-proxy's dataplane). */
+  | 'foreign';
 
 export interface ParsedInput<T = unknown> {
   readonly format: FormatId;

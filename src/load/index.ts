@@ -15,6 +15,7 @@ import { noiseKind, splitInput } from '../../grammars/common/text.js';
 import { textStream, type TextStream } from '../../grammars/common/stream.js';
 import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
+import { describeUnknown } from './describe.js';
 import { fsReason } from './errors.js';
 import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, wholeFile, type InputLimits, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
@@ -249,12 +250,13 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
   if (!format) {
     await close();
     const empty = ended && headText.trim() === '';
+    const looks = empty ? undefined : describeUnknown(headText);
     const d = diagnostic(
       empty ? 'info' : 'error',
       empty ? 'input/empty' : 'input/unknown-format',
       empty
         ? 'the file is empty'
-        : 'kpx cannot tell what this file is; it reads iptables-save, ip6tables-save, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get -o json|yaml of Services, EndpointSlices, Nodes and Pods',
+        : `kpx cannot tell what this file is${looks ? ` (it looks like ${looks})` : ''}; it reads iptables-save, ip6tables-save, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get -o json|yaml of Services, EndpointSlices, Nodes and Pods`,
       input.path,
       1,
       1,

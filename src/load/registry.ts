@@ -18,6 +18,7 @@ import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
 import { kubeProxyConfigSniffer } from '../../grammars/kube-proxy-config/sniff.js';
 import { k8sApiSniffer } from '../../grammars/k8s-api/sniff.js';
 import { conntrackSniffer, conntrackStatsSniffer } from '../../grammars/conntrack/sniff.js';
+import { foreignSniffer } from '../../grammars/foreign/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
   // First: a log quoting an iptables-restore payload also looks like iptables-save, and ties go to the first.
@@ -43,6 +44,8 @@ export const sniffers: readonly FormatSniffer[] = [
   nftJsonSniffer,
   conntrackSniffer,
   conntrackStatsSniffer,
+  // Last: a table or capture that is not kube-proxy's is named only when no reader takes the file.
+  foreignSniffer,
 ];
 
 export async function parserFor(id: FormatId): Promise<FormatParser> {
@@ -89,6 +92,8 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/conntrack.js')).conntrackParser;
     case 'conntrack-stats':
       return (await import('../extract/conntrack.js')).conntrackStatsParser;
+    case 'foreign':
+      return (await import('../extract/foreign.js')).foreignParser;
   }
 }
 

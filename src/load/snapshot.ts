@@ -48,7 +48,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const policyRules: PolicyRule[] = [];
   const interfaces: NetInterface[] = [];
   const nft: NftRuleset[] = [];
-  const sysctls = new Map<string, { value: string; file: string; line: number }>();
+  const sysctls = new Map<string, { value: string; file: string; line: number; absent?: boolean }>();
   const kubeProxyLogs: KubeProxyLog[] = [];
   const kubeProxyConfigs: KubeProxyConfig[] = [];
   const api: ApiObjects[] = [];
@@ -93,6 +93,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
         kernel ??= data as KernelInfo;
         break;
       case 'sysctl':
+        for (const a of (data as SysctlDump).absent ?? []) if (!sysctls.has(a.key)) sysctls.set(a.key, { value: '', file: f.path, line: a.line, absent: true });
         for (const e of (data as SysctlDump).entries) sysctls.set(e.key, { value: e.value, file: f.path, line: e.line });
         break;
       case 'nft':

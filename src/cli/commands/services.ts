@@ -14,7 +14,7 @@ import { printable } from '../../source/index.js';
 import { outputWidth } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
 import { evidenceText, nodeNotes } from '../../render/judgement.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
 import { explainSelectorless, explainWithoutRules, withoutRulesJson } from '../../render/api.js';
@@ -59,6 +59,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const unknown = cannotTell(snapshot, 'which Services this node implements');
   if (unknown) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
   let node: NodeJudgement | undefined = await judgeSnapshot(snapshot);
