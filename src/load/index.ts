@@ -15,6 +15,7 @@ import { noiseKind, splitInput } from '../../grammars/common/text.js';
 import { textStream, type TextStream } from '../../grammars/common/stream.js';
 import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
+import { detectPaste } from './paste.js';
 import { fsReason } from './errors.js';
 import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, wholeFile, type InputLimits, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
@@ -149,8 +150,14 @@ export function headLines(text: string): string[] {
   return out;
 }
 
+/**
+ * The format of a file's text: sniffed from its first lines; a paste of several outputs (or one
+ * whose command says what its text is) is told by its sections (./paste.ts).
+ */
 export function detectFormat(text: string): FormatId | undefined {
-  return sniff(headLines(text))?.id;
+  const plain = sniff(headLines(text))?.id;
+  const head = text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text;
+  return detectPaste(splitInput(head).lines, sniff, plain) ?? plain;
 }
 
 export interface ParsedFile {

@@ -23,6 +23,8 @@ export function unknownText(r: UnknownReason): string {
   switch (r.code) {
     case 'chain-missing':
       return `chain ${r.chain} is not in the evidence: what happens after this ${r.via} is unknown`;
+    case 'chain-not-listed':
+      return `chain ${r.chain} of table ${r.table} is not in ${r.file} (a listing of some chains, not the whole table): what the table does to this packet is unknown`;
     case 'chain-truncated':
       return `table ${r.table} was cut before COMMIT (last line read: ${r.line}): rules of chain ${r.chain} past the cut are not in the evidence, so what happens here is unknown`;
     case 'map-missing':
@@ -506,7 +508,8 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean }
   const lines: string[] = [];
   const p = t.packet;
   const dst = p.dst.includes(':') ? `[${p.dst}]:${p.dport}` : `${p.dst}:${p.dport}`;
-  const who = t.services.length ? t.services.join(', ') : 'no Service on this node matches';
+  // "No Service matches" only when the walk saw the whole way; an UNKNOWN outcome means part of it is not in the evidence.
+  const who = t.services.length ? t.services.join(', ') : t.outcomes.some((x) => x.verdict === 'UNKNOWN') ? 'no Service found in this evidence (part of the way is not in it)' : 'no Service on this node matches';
   lines.push(`${c.bold(printable(who, 200))}  ${dst}/${p.protocol}`);
 
   const scenarios = t.scenarios.length ? t.scenarios : [{ conditions: [], outcomes: t.outcomes.map((_, i) => i) }];

@@ -5,10 +5,10 @@
  * starts there and the trace says so.
  */
 import { lookupRoute } from '../model/route.js';
-import type { Chain, Ruleset } from '../model/netfilter.js';
+import { tableShownWhole, type Chain, type Ruleset } from '../model/netfilter.js';
 import type { NftChain, NftRule, NftTable } from '../model/nft.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { walkChain, type Branch, type Entry, type TableResult, type WalkEnv } from './chain-machine.js';
+import { unknownHere, walkChain, type Branch, type Entry, type StepRef, type TableResult, type WalkEnv } from './chain-machine.js';
 import { isLocalAddress, type TraceContext } from './context.js';
 import { chainRef, iptablesDialect } from './iptables.js';
 import type { PathState } from './match.js';
@@ -110,6 +110,12 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
         assumed.push({ code: 'entry-assumed', dialect: 'iptables', table: s.table, start: dispatch.name, startKind: 'chain', hook });
         const entry: Entry<Chain> = { chain: dispatch, policy: 'ACCEPT', base: 'assumed-entry', policyRef: chainRef(table, dispatch, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
+      } else if (table.coverage && !tableShownWhole(table) && hooks.includes(hook) && !table.chainsByName.has(hook)) {
+        // A listing of some chains (`iptables -t nat -L KUBE-SVC-X`): the hook's chain is not shown, so
+        // what this table does here is unknown — never "no rule matched".
+        const reason = { code: 'chain-not-listed', chain: hook, table: s.table, file: table.file } as const;
+        const ref: StepRef = { dialect: 'iptables', table: s.table, chain: hook, file: table.file, line: null };
+        stages.push({ priority: s.priority, nat, walk: (b) => [unknownHere(b, ref, reason)] });
       } else if (fragment && nat && dispatchName && !table.chainsByName.has(dispatchName) && table.chainsByName.has('KUBE-NODEPORTS')) {
         // A grep of one NodePort Service (KUBE-NODEPORTS and its KUBE-EXT chain, no KUBE-SERVICES):
         // KUBE-SERVICES sends packets for the node's own addresses there (`--dst-type LOCAL`).

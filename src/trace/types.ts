@@ -53,6 +53,8 @@ export interface Condition {
 /** Why an outcome is UNKNOWN. */
 export type UnknownReason =
   | { readonly code: 'chain-missing'; readonly chain: string; readonly via: 'jump' | 'goto' }
+  /** A hook's built-in chain a listing does not show (`iptables -L SOME-CHAIN`, issue 30): what the table does there is unknown. */
+  | { readonly code: 'chain-not-listed'; readonly chain: string; readonly table: string; readonly file: string }
   /** The walk reached the end of a chain whose rules may go on past where a truncated table was cut. */
   | { readonly code: 'chain-truncated'; readonly chain: string; readonly table: string; readonly line: number }
   | { readonly code: 'map-missing'; readonly map: string }

@@ -22,7 +22,7 @@ export const condition = obj(
   { subject: str },
 );
 
-const unknownReason = obj({ code: code('chain-missing', 'chain-truncated', 'listing-truncated', 'map-missing', 'userspace-verdict', 'not-evaluated', 'real-server-name', 'too-deep', 'too-many-branches') }, {}, { closed: false });
+const unknownReason = obj({ code: code('chain-missing', 'chain-not-listed', 'chain-truncated', 'listing-truncated', 'map-missing', 'userspace-verdict', 'not-evaluated', 'real-server-name', 'too-deep', 'too-many-branches') }, {}, { closed: false });
 
 const share = obj({ kind: code('statistic', 'numgen', 'map') }, { probability: num }, { closed: false });
 
