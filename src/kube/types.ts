@@ -1,7 +1,7 @@
 /**
  * kpx's own Service types: what a node's dataplane implements, per Service port. These are
  * the node's view (which may disagree with the API server during an incident), not k8s API objects.
- * The JSON form of ServicePort is the stable `kpx services -o json` schema (docs in README).
+ * The JSON form of ServicePort is the stable `kpx services -o json` schema (docs/commands/services.md).
  */
 
 import type { FrontEnd, OwnedObject } from './facts.js';

@@ -1,55 +1,88 @@
 /**
- * The rule catalogue, generated from the rule modules into README.md (between the
- * `<!-- lint-rules:start -->` and `<!-- lint-rules:end -->` markers).
+ * The rule catalogue, generated from the rule modules into docs/rules/: an index (README.md, the
+ * table of every rule) and one page per rule (`<id>.md`), as typescript-eslint and eslint keep
+ * theirs. Rewrite them with
  *   node dist/src/lint/catalogue.js   (after a build), or
  *   KPX_UPDATE_CATALOGUE=1 npx vitest run test/lint/catalogue.test.ts
- * rewrite it; test/lint/catalogue.test.ts fails when the committed README is out of date.
+ * test/lint/catalogue.test.ts fails when a committed page is out of date, when a rule has no page,
+ * or when a page has no rule.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { LintRule } from './rule.js';
 import { RULES } from './index.js';
 
-export function renderCatalogue(rules: readonly LintRule[] = RULES): string {
-  const out: string[] = [
-    '<!-- Generated from src/lint/rules/*.ts by src/lint/catalogue.ts. Do not edit by hand. -->',
+const GENERATED = '<!-- Generated from src/lint/rules/*.ts by src/lint/catalogue.ts. Do not edit by hand. -->';
+
+/** The index page: every rule with its severity and what it finds, linking to its page. */
+export function renderCatalogueIndex(rules: readonly LintRule[] = RULES): string {
+  return [
+    GENERATED,
+    '',
+    '# Lint rule catalogue',
     '',
     'Severities are the defaults; change them per rule with `--config` (`rules: {ID: off|error|warning|info}`),',
     'run a subset with `--rule ID`, skip rules with `--disable ID`. SARIF rule ids are `kpx/ID`.',
+    '`kpx lint --list-rules --rule ID` prints a rule\'s page in the terminal.',
     '',
     '| rule | severity | finds |',
     '| --- | --- | --- |',
-    ...rules.map((r) => `| [\`${r.id}\`](#${r.id}) | ${r.meta.severity} | ${r.meta.description.replace(/\|/g, '\\|')} |`),
+    ...rules.map((r) => `| [\`${r.id}\`](${r.id}.md) | ${r.meta.severity} | ${r.meta.description.replace(/\|/g, '\\|')} |`),
     '',
-  ];
-  for (const r of rules) {
-    out.push(`### ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, '', r.meta.docs, '');
-  }
-  return out.join('\n');
+  ].join('\n');
 }
 
-/** README.md of the repository this module lives in (src/lint → ../..; dist/src/lint → ../../..). */
-export function cataloguePath(): string {
+/** One rule's page: severity, what it finds, and its docs (why it matters, the fix, an example). */
+export function renderRulePage(r: LintRule): string {
+  const needs = r.meta.requires?.length ? `\n**Needs:** ${r.meta.requires.map((x) => `\`${x}\``).join(', ')} (without it the rule is reported as not checked).\n` : '';
+  return [GENERATED, '', `# ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, needs, r.meta.docs, '', '[All rules](README.md)', ''].join('\n');
+}
+
+/** Every generated file of docs/rules/, by file name. */
+export function renderCatalogue(rules: readonly LintRule[] = RULES): Map<string, string> {
+  const files = new Map<string, string>([['README.md', renderCatalogueIndex(rules)]]);
+  for (const r of rules) files.set(`${r.id}.md`, renderRulePage(r));
+  return files;
+}
+
+/** docs/rules/ of the repository this module lives in (src/lint → ../..; dist/src/lint → ../../..). */
+export function catalogueDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const up = here.includes(`${join('dist', 'src')}`) ? join(here, '..', '..', '..') : join(here, '..', '..');
-  return join(up, 'README.md');
+  return join(up, 'docs', 'rules');
 }
 
-const START = '<!-- lint-rules:start -->';
-const END = '<!-- lint-rules:end -->';
+/** The files docs/rules/ holds now, by name (markdown only). */
+export function readCatalogue(dir = catalogueDir()): Map<string, string> {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).filter((f) => f.endsWith('.md'));
+  } catch {
+    return new Map();
+  }
+  return new Map(names.sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+}
 
-/** The README with its catalogue section replaced by `catalogue`. */
-export function withCatalogue(readme: string, catalogue = renderCatalogue()): string {
-  const a = readme.indexOf(START);
-  const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`README.md has no ${START} … ${END} section`);
-  return `${readme.slice(0, a + START.length)}\n${catalogue}${readme.slice(b)}`;
+/** How docs/rules/ (`have`) differs from what the rules generate (`want`): pages missing, pages without a rule, stale pages. */
+export function compareCatalogue(have: ReadonlyMap<string, string>, want: ReadonlyMap<string, string> = renderCatalogue()) {
+  return {
+    missing: [...want.keys()].filter((f) => !have.has(f)),
+    extra: [...have.keys()].filter((f) => !want.has(f)),
+    stale: [...want.keys()].filter((f) => have.has(f) && have.get(f) !== want.get(f)),
+  };
+}
+
+/** Write docs/rules/ anew: every generated page, and no page without a rule. */
+export function writeCatalogue(dir = catalogueDir(), files = renderCatalogue()): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of readCatalogue(dir).keys()) if (!files.has(f)) rmSync(join(dir, f));
+  for (const [f, text] of files) writeFileSync(join(dir, f), text);
 }
 
 /** Run as a script (`node dist/src/lint/catalogue.js`). */
 const invoked = process.argv.slice(1, 2).some((a) => /(^|[\\/])src[\\/]lint[\\/]catalogue\.[jt]s$/.test(a));
 if (invoked) {
-  writeFileSync(cataloguePath(), withCatalogue(readFileSync(cataloguePath(), 'utf8')));
-  process.stdout.write(`wrote ${cataloguePath()}\n`);
+  writeCatalogue();
+  process.stdout.write(`wrote ${catalogueDir()}\n`);
 }

@@ -111,7 +111,7 @@ export function renderRuleList(rules: readonly LintRule[], c: Colors): string {
   return rules.map((r) => `${r.id.padEnd(w)}  ${c.dim(r.meta.severity.padEnd(7))}  ${r.meta.description}`).join('\n') + '\n';
 }
 
-/** `kpx lint --list-rules --rule ID`: each rule's id, severity, description and its docs (markdown, as in the README catalogue). */
+/** `kpx lint --list-rules --rule ID`: each rule's id, severity, description and its docs (markdown, as in docs/rules/ID.md). */
 export function renderRuleDocs(rules: readonly LintRule[], c: Colors): string {
   return rules.map((r) => `${c.bold(r.id)}  ${c.dim(r.meta.severity)}\n${r.meta.description}\n\n${r.meta.docs}\n`).join('\n');
 }

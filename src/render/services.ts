@@ -232,7 +232,7 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
 }
 
 /**
- * One Service port in the stable JSON schema (README "JSON output"): evidence only with detail.
+ * One Service port in the stable JSON schema (docs/commands/services.md): evidence only with detail.
  * `services -o json` prints `{ services, others, problems }` with each Service port so.
  */
 export function serviceJson(s: ServicePort, withEvidence: boolean): Record<string, unknown> {

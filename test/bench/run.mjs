@@ -27,7 +27,7 @@
  *   conntrack  a generated 1M-entry `conntrack -L` streamed into kpx's table (test/bench/conntrack.mjs): wall, peak RSS
  * plus, once per run, `kpx services` on the small kind sample (start-up included).
  * Medians are reported. Results: build/bench/result.json (result-quick.json for --quick), a markdown
- * table on stdout, and build/bench/bench.md (a table to paste into the README) (not for --quick / --no-doc). Progress goes to stderr.
+ * table on stdout, and build/bench/bench.md (a table to paste into docs/performance.md) (not for --quick / --no-doc). Progress goes to stderr.
  *
  * --quick: one small size (300 Services), one repetition, 20 traces: a smoke check of this script
  * (exit 1 when a measured command fails or kpx's output does not match the generator's truth).

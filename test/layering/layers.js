@@ -1,6 +1,6 @@
 /**
  * The import direction of kpx, as an ESLint rule: each area (`grammars/<x>`, `src/<x>`) may import
- * its own files and the areas listed for it below, nothing else. The README's design section states
+ * its own files and the areas listed for it below, nothing else. docs/ARCHITECTURE.md states
  * the same table in words; this file is the one that is checked.
  *
  *   cli → render/report/cluster → lint/diff/redact → trace/graph → kube/load → extract → model → source → grammars/common

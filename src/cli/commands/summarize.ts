@@ -1,7 +1,7 @@
 /**
  * `kpx summarize -o json`: one node's analysis as a compact, versioned JSON document (Services,
  * endpoints, findings, evidence references), for fleets: run it on every node and compare the
- * summaries in one place with `kpx services --nodes` (see README "Fleets").
+ * summaries in one place with `kpx services --nodes` (see docs/cluster.md, "Fleets").
  */
 import { nodeSummary, type EvidenceRefs, type SummaryFinding } from '../../cluster/summary.js';
 import { proxyModes } from '../../kube/modes.js';

@@ -17,7 +17,7 @@ export const mapOf = (values: Schema): Schema => ({ type: 'object', additionalPr
 
 /**
  * An object with these `required` and `optional` members. `closed` objects refuse members the
- * schema does not name: a new field must be added here (and to the README) before a test passes.
+ * schema does not name: a new field must be added here (and to docs/json.md or the command's page) before a test passes.
  * Open objects (a step's code-specific fields, a dump's model) accept more.
  */
 export function obj(required: Record<string, Schema>, optional: Record<string, Schema> = {}, opts: { closed?: boolean; description?: string } = {}): Schema {

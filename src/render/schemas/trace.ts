@@ -1,7 +1,7 @@
 /**
  * `kpx trace -o json`: always `{schemaVersion, traces: [Trace…]}`, one Trace per protocol traced
  * (one when a protocol is named). Step, condition, assumption and unknown-reason objects are open:
- * their code says which further fields they carry (README "kpx trace").
+ * their code says which further fields they carry (docs/commands/trace.md).
  */
 import { arr, bool, document, int, nullable, num, obj, oneOfStr, str, type Schema } from './common.js';
 
@@ -78,7 +78,7 @@ export const trace: Schema = obj({
   scenarios: arr(obj({ conditions: arr(condition), outcomes: arr(int) })),
 });
 
-/** A target that names nothing here (`traces` empty): what was asked and the nearest real targets (README "kpx trace"). */
+/** A target that names nothing here (`traces` empty): what was asked and the nearest real targets (docs/commands/trace.md). */
 const noMatch = obj({}, {}, { closed: false });
 
 export const TRACE_SCHEMA = document('trace', TRACE_VERSION, 'kpx trace -o json', obj({ traces: arr(trace) }, { noMatch }));
