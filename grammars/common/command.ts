@@ -82,7 +82,7 @@ export function parseCommand(text: string): PastedCommand | undefined {
  * A caption naming a command: `**kubectl get svc**`, `## kubectl get svc`, `- \`kubectl get ep\``,
  * `Output of \`kubectl get pods,svc\`:`. The command is the whole caption or its code span.
  */
-const CAPTION = /^\s*(?:#{1,6}\s+|\*\*|[-*]\s+|>\s+)?(?:[^`*]*`)?((?:sudo\s+)?(?:kubectl|k|oc|ip6?tables(?:-nft|-legacy)?(?:-save)?|watch)\s[^`*]*?)\s*`?(?:\*\*)?:?\s*$/;
+const CAPTION = /^\s*(?:#{1,6}\s+|\*\*|[-*]\s+|>\s+)?(?:[^`*]*`)?(?:[$#>]\s*)?((?:sudo\s+)?(?:kubectl|k|oc|ip6?tables(?:-nft|-legacy)?(?:-save)?|watch)\s[^`*]*?)\s*`?(?:\*\*)?:?\s*$/;
 
 /** A command on a line of its own, without a prompt (a code block's first line in docs and issues). */
 const BARE = /^\s*((?:sudo\s+)?(?:kubectl|oc|ip6?tables(?:-nft|-legacy)?(?:-save)?|ipvsadm)(?:\s+(?:get|describe|-[-\w]+)\b.*|\s*(?:\|.*)?))$/;

@@ -54,8 +54,9 @@ interface Listing {
 /** A jump target that is not a standard verdict or an extension is a chain. */
 const chainTarget = (name: string, goto: boolean) => (looksLikeExtensionTarget(name) ? undefined : chainJump(name, goto));
 
-const NAT_TARGETS = /^(DNAT|SNAT|MASQUERADE|REDIRECT|NETMAP|KUBE-MARK-MASQ|KUBE-SVC-|KUBE-SVL-|KUBE-SEP-|KUBE-EXT-|KUBE-FW-|KUBE-XLB-|KUBE-NODEPORTS|KUBE-POSTROUTING)/;
-const NAT_CHAINS = /^(PREROUTING|POSTROUTING|KUBE-SVC-|KUBE-SVL-|KUBE-SEP-|KUBE-EXT-|KUBE-FW-|KUBE-XLB-|KUBE-NODEPORTS$|KUBE-POSTROUTING$|KUBE-MARK-MASQ$|KUBE-MARK-DROP$)/;
+/** Targets and chains only kube-proxy's nat table has (KUBE-SERVICES and KUBE-NODEPORTS are in filter too). */
+const NAT_TARGETS = /^(DNAT|SNAT|MASQUERADE|REDIRECT|NETMAP|KUBE-MARK-MASQ|KUBE-SVC-|KUBE-SVL-|KUBE-SEP-|KUBE-EXT-|KUBE-FW-|KUBE-XLB-|KUBE-POSTROUTING)/;
+const NAT_CHAINS = /^(KUBE-SVC-|KUBE-SVL-|KUBE-SEP-|KUBE-EXT-|KUBE-FW-|KUBE-XLB-|KUBE-POSTROUTING$|KUBE-MARK-MASQ$|KUBE-MARK-DROP$)/;
 
 export function extractIptablesList(text: string, file: string): ParsedInput<readonly Ruleset[]> {
   const doc = parseIptablesListing(text, file);
@@ -291,10 +292,24 @@ function decideTable(l: Listing): void {
     l.tableFrom = 'default';
     return;
   }
-  const names = [...l.chains.keys()];
-  const targets = [...l.chains.values()].flatMap((c) => c.rules.map((r) => (r.target && 'chain' in r.target ? r.target.chain : r.target?.kind.toUpperCase()) ?? ''));
-  l.table = names.some((n) => NAT_CHAINS.test(n)) || targets.some((t) => NAT_TARGETS.test(t)) ? 'nat' : 'filter';
+  l.table = guessTable(l);
   l.tableFrom = 'guessed';
+}
+
+/**
+ * A listing's table from its chains: the built-in ones first (filter has FORWARD and no PREROUTING;
+ * nat PREROUTING and POSTROUTING but no FORWARD; mangle all five), else what only nat holds
+ * (KUBE-SVC-…/KUBE-SEP-… chains, DNAT/MASQUERADE/KUBE-MARK-MASQ targets), else filter.
+ */
+function guessTable(l: Listing): string {
+  const names = new Set(l.chains.keys());
+  const has = (n: string) => names.has(n) && l.chains.get(n)!.listed;
+  if (has('PREROUTING') && has('FORWARD') && has('POSTROUTING')) return 'mangle';
+  if (has('FORWARD') && !has('PREROUTING')) return 'filter';
+  if (has('PREROUTING') && has('POSTROUTING')) return 'nat';
+  const targets = [...l.chains.values()].flatMap((c) => c.rules.map((r) => (r.target && 'chain' in r.target ? r.target.chain : r.target?.kind.toUpperCase()) ?? ''));
+  if ([...names].some((n) => NAT_CHAINS.test(n) || n === 'PREROUTING' || n === 'POSTROUTING') || targets.some((t) => NAT_TARGETS.test(t))) return 'nat';
+  return 'filter';
 }
 
 /** Listings → one ruleset per family, one table per table name; a later copy of a chain replaces an earlier one. */

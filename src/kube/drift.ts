@@ -9,7 +9,7 @@
  * unknown and only endpoints the API no longer lists at all are reported.
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { listsAllServicesOf, type ApiWhere } from '../model/k8s-api.js';
+import { knows, listsAllServicesOf, type ApiObjects, type ApiWhere } from '../model/k8s-api.js';
 import { tableShownWhole } from '../model/netfilter.js';
 import { parseCidr, parseIp, formatIp, formatCidr, formatHostPort } from '../model/addr.js';
 import { intendedDataplane, intendedPortName, type Family, type IntendedEndpoint, type IntendedServicePort, type Intent } from './intent.js';
@@ -163,8 +163,8 @@ export function computeDrift(snapshot: NodeSnapshot, resolution: Resolution): Dr
   for (const s of resolution.services) {
     const p = matched.get(s);
     if (!p) {
-      // Stale: only when the API evidence lists every Service of the port's namespace.
-      if (!listsAllServicesOf(api, s.namespace)) continue;
+      // Stale: only when the API evidence lists every Service of the port's namespace, and says enough to tie it.
+      if (!listsAllServicesOf(api, s.namespace) || !staleDecidable(s, api)) continue;
       drift.push({ kind: 'service-stale', service: nodeLabel(s), address: s.clusterIP !== null ? addressOf(s) : frontEndOf(s), dump: s.evidence[0], programmed: s });
       continue;
     }
@@ -180,6 +180,17 @@ export function computeDrift(snapshot: NodeSnapshot, resolution: Resolution): Dr
     compareEndpoints(s, p, drift);
   }
   return { intent, families, drift, matched };
+}
+
+/**
+ * Can "the API has no such Service port" be told for this node's port? Always from objects read
+ * whole (as kpx always did). From text forms only by cluster IP — their port names are often not
+ * shown — and only when no Service of that namespace has a cluster IP the text does not show.
+ */
+function staleDecidable(s: ServicePort, api: ApiObjects): boolean {
+  if (api.services.every((x) => x.text === undefined)) return true;
+  if (s.clusterIP === null) return false;
+  return !api.services.some((x) => !knows(x, 'clusterIPs') && (x.namespace === s.namespace || !knows(x, 'namespace')));
 }
 
 /** Where a Service port without a cluster IP is reached: its NodePort or first external address. */

@@ -208,7 +208,9 @@ function podNodeByIp(api: ApiObjects): ReadonlyMap<string, string> {
  */
 function endpointsWhole(svc: ApiService, slices: readonly ApiEndpointSlice[]): boolean {
   if (slices.length === 0) return svc.text === undefined;
-  return slices.every((s) => s.text === undefined || (s.text.wholeService && s.text.hidden === 0 && s.text.shows.has('notReady') && s.text.shows.has('portNames') && s.text.shows.has('protocols')));
+  const whole = (s: ApiEndpointSlice) => s.text !== undefined && s.text.wholeService && s.text.hidden === 0 && s.text.shows.has('notReady') && s.text.shows.has('portNames') && s.text.shows.has('protocols');
+  // One text that is the Service's whole endpoint set (an Endpoints object described) makes the others, views of it, no loss.
+  return slices.some(whole) || slices.every((s) => s.text === undefined);
 }
 
 /** What the evidence does not show of this Service port (see IntentUnknown). */

@@ -27,6 +27,8 @@ export interface PasteSection {
   readonly to: number;
   readonly format?: FormatId;
   readonly command?: PastedCommand;
+  /** 0-based line of that command, which may sit before the section (in its own code block). */
+  readonly commandAt?: number;
 }
 
 /** What a command says its output is, when kpx reads that output. */
@@ -44,35 +46,45 @@ export function formatOfCommand(c: PastedCommand): FormatId | undefined {
 
 const HEADING = /^\s*#{2,6}\s+\S/;
 
-/** Does this line start a new output? */
-function boundary(line: string): { command?: PastedCommand } | undefined {
+/** Does this line start a new output? A prompt of a command kpx does not read starts one that is not for kpx. */
+function boundary(line: string): { command?: PastedCommand; other?: true } | undefined {
   const command = commandOfLine(line);
   if (command) return { command };
-  if (noiseKind(line) === 'fence' || HEADING.test(line)) return {};
+  const noise = noiseKind(line);
+  if (noise === 'prompt') return { other: true };
+  if (noise === 'fence' || HEADING.test(line)) return {};
   return undefined;
 }
 
-/** Cut lines into sections at commands, fences and headings; sniff each (its command breaking ties). */
+/**
+ * Cut lines into sections at commands, fences and headings; sniff each. A command names the format
+ * of the first section with content after it (its output), and of no other: prose after a closed
+ * code block is prose, not more output.
+ */
 export function pasteSections(lines: readonly string[], sniff: SniffFn): PasteSection[] {
-  const cuts: { at: number; command?: PastedCommand }[] = [{ at: 0 }];
-  let command: PastedCommand | undefined;
+  const cuts: { at: number; command?: PastedCommand; other?: true }[] = [{ at: 0 }];
   lines.forEach((l, i) => {
     const b = boundary(l);
-    if (!b) return;
-    if (b.command) command = b.command;
-    cuts.push({ at: i, ...(b.command ?? command ? { command: b.command ?? command } : {}) });
+    if (b) cuts.push({ at: i, ...b });
   });
   const sections: PasteSection[] = [];
+  let pending: { command: PastedCommand; at: number } | undefined;
   for (let k = 0; k < cuts.length; k++) {
     const from = cuts[k].at;
     const to = k + 1 < cuts.length ? cuts[k + 1].at : lines.length;
+    const cut = cuts[k];
+    if (cut.command) pending = { command: cut.command, at: cut.at };
+    else if (cut.other) pending = undefined;
     if (to <= from) continue;
     const content = lines.slice(from, to).filter((l) => l.trim() !== '' && noiseKind(l) === undefined && !commandOfLine(l));
-    const c = cuts[k].command;
+    if (content.length === 0) continue;
+    const c = pending?.command;
+    const commandAt = pending?.at;
+    pending = undefined;
     const hinted = c ? formatOfCommand(c) : undefined;
-    const found = content.length ? sniff(content) : undefined;
-    const format = hinted && content.length && (found === undefined || found.confidence < 0.95 || related(hinted, found.id)) ? hinted : found?.id;
-    sections.push({ from, to, ...(format ? { format } : {}), ...(c ? { command: c } : {}) });
+    const found = sniff(content);
+    const format = hinted && (found === undefined || found.confidence < 0.95 || related(hinted, found.id)) ? hinted : found?.id;
+    sections.push({ from, to, ...(format ? { format } : {}), ...(c ? { command: c, commandAt } : {}) });
   }
   return sections;
 }
@@ -109,7 +121,11 @@ export async function parsePaste(text: string, file: string, sniff: SniffFn, par
   const diagnostics: Diagnostic[] = [];
   for (const [format, mine] of byFormat) {
     const keep = new Uint8Array(lines.length);
-    for (const s of mine) keep.fill(1, s.from, s.to);
+    for (const s of mine) {
+      keep.fill(1, s.from, s.to);
+      // The command, even in its own code block: the reader learns what it lists (`-t nat`, `-n shop`).
+      if (s.commandAt !== undefined) keep[s.commandAt] = 1;
+    }
     const masked = lines.map((l, i) => (keep[i] ? l : '')).join('\n') + '\n';
     const parser = await parserFor(format);
     const part = parser.parse(masked, file);
