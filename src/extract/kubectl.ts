@@ -59,7 +59,8 @@ export function extractKubectl(text: string, file: string): ParsedInput<ApiObjec
     }
   }
   for (const [kind, { count, line }] of c.ignored) {
-    c.diagnostics.push(diagnostic('info', 'k8s/ignored-kind', `${count} ${kind} ${count === 1 ? 'row' : 'rows'} ignored (kpx reads Services, Endpoints, EndpointSlices, Pods and Nodes)`, file, line, 1));
+    const what = kind.startsWith('columns ') ? `${count} ${count === 1 ? 'row' : 'rows'} of a table with ${kind}` : `${count} ${kind} ${count === 1 ? 'row' : 'rows'}`;
+    c.diagnostics.push(diagnostic('info', 'k8s/ignored-kind', `${what} ignored (kpx reads Services, Endpoints, EndpointSlices, Pods and Nodes)`, file, line, 1));
   }
   const data: ApiObjects = { files: [file], services: c.services, slices: c.slices, nodes: c.nodes, pods: c.pods, serviceNamespaces: [...c.covered].sort() };
   const endpoints = c.slices.reduce((n, s) => n + s.endpoints.length, 0);
@@ -91,7 +92,7 @@ function tableKind(t: KubectlTable): string {
   if (has(t, 'READY') && has(t, 'RESTARTS')) return 'pod';
   if (has(t, 'STATUS') && has(t, 'VERSION') && !has(t, 'READY')) return 'node';
   const req = t.command ? kubectlRequest(t.command.command) : undefined;
-  return req?.kinds[0] ?? 'unknown';
+  return req?.kinds[0] ?? `columns ${t.columns.map((c) => c.text).join(', ')}`;
 }
 
 function readTable(c: KubectlCollector, t: KubectlTable): void {

@@ -16,6 +16,7 @@ import { textStream, type TextStream } from '../../grammars/common/stream.js';
 import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
 import { detectPaste } from './paste.js';
+import { looksLike } from './looks-like.js';
 import { fsReason } from './errors.js';
 import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, wholeFile, type InputLimits, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
@@ -157,7 +158,14 @@ export function headLines(text: string): string[] {
 export function detectFormat(text: string): FormatId | undefined {
   const plain = sniff(headLines(text))?.id;
   const head = text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text;
-  return detectPaste(splitInput(head).lines, sniff, plain) ?? plain;
+  const pasted = detectPaste(splitInput(head).lines, sniff, plain);
+  return pasted === null ? undefined : (pasted ?? plain);
+}
+
+/** ` (it looks like …)`, or nothing. */
+function lookedLike(head: string): string {
+  const what = looksLike(head);
+  return what ? ` (it looks like ${what})` : '';
 }
 
 export interface ParsedFile {
@@ -261,7 +269,7 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
       empty ? 'input/empty' : 'input/unknown-format',
       empty
         ? 'the file is empty'
-        : 'kpx cannot tell what this file is; it reads iptables-save, ip6tables-save, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get -o json|yaml of Services, EndpointSlices, Nodes and Pods',
+        : `kpx cannot tell what this file is${lookedLike(headText)}; it reads iptables-save, ip6tables-save, iptables -L/-S listings, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get (tables, -o json|yaml) and describe of Services, Endpoints, EndpointSlices, Nodes and Pods`,
       input.path,
       1,
       1,

@@ -16,7 +16,7 @@
 import type { FormatId, FormatParser, ParsedInput } from './format.js';
 import { commandOfLine, iptablesRequest, kubectlRequest, type PastedCommand } from '../../grammars/common/command.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
-import { diagnostic, type Diagnostic } from '../source/index.js';
+import { diagnostic, printable, type Diagnostic } from '../source/index.js';
 
 /** The sniffer registry, given by the caller (./registry.ts imports this module lazily: no cycle at load). */
 export type SniffFn = (lines: readonly string[]) => { id: FormatId; confidence: number } | undefined;
@@ -26,18 +26,24 @@ export interface PasteSection {
   readonly from: number;
   readonly to: number;
   readonly format?: FormatId;
+  /** The command before it prints what kpx does not read (`-o jsonpath=…`). */
+  readonly unread?: true;
   readonly command?: PastedCommand;
   /** 0-based line of that command, which may sit before the section (in its own code block). */
   readonly commandAt?: number;
 }
 
-/** What a command says its output is, when kpx reads that output. */
-export function formatOfCommand(c: PastedCommand): FormatId | undefined {
+/**
+ * What a command says its output is, when kpx reads that output; null when kpx knows the command
+ * and does not read what it prints (`kubectl get … -o jsonpath=…`, `-o name`); undefined when the
+ * command does not say (`kubectl logs`: whatever the pod wrote).
+ */
+export function formatOfCommand(c: PastedCommand): FormatId | null | undefined {
   if (c.tool === 'kubectl') {
     const r = kubectlRequest(c);
     if (!r || r.verb === 'other') return undefined;
-    if (r.output && /^(ya?ml|json)$/i.test(r.output)) return 'k8s-api';
-    return r.output === undefined || r.output === 'wide' ? 'kubectl' : undefined;
+    if (r.output === undefined || r.output === 'wide') return 'kubectl';
+    return /^(ya?ml|json)$/i.test(r.output) ? 'k8s-api' : null;
   }
   if (c.tool === 'iptables-save' || c.tool === 'ip6tables-save') return 'iptables-save';
   const ipt = iptablesRequest(c);
@@ -83,6 +89,10 @@ export function pasteSections(lines: readonly string[], sniff: SniffFn): PasteSe
     pending = undefined;
     const hinted = c ? formatOfCommand(c) : undefined;
     const found = sniff(content);
+    if (hinted === null) {
+      sections.push({ from, to, unread: true, command: c!, commandAt });
+      continue;
+    }
     const format = hinted && (found === undefined || found.confidence < 0.95 || related(hinted, found.id)) ? hinted : found?.id;
     sections.push({ from, to, ...(format ? { format } : {}), ...(c ? { command: c, commandAt } : {}) });
   }
@@ -97,11 +107,14 @@ function related(a: FormatId, b: FormatId): boolean {
 
 /**
  * The format of a paste, when its sections say more than sniffing its content would: `paste` for
- * several formats, or the one format its command names. Undefined: sniff as usual.
+ * several formats, or the one format its command names; null when its every output is one its
+ * command says kpx does not read. Undefined: sniff as usual.
  */
-export function detectPaste(lines: readonly string[], sniff: SniffFn, plain: FormatId | undefined): FormatId | undefined {
+export function detectPaste(lines: readonly string[], sniff: SniffFn, plain: FormatId | undefined): FormatId | null | undefined {
   if (!lines.some((l) => boundary(l) !== undefined)) return undefined;
-  const formats = new Set(pasteSections(lines, sniff).flatMap((s) => (s.format ? [s.format] : [])));
+  const sections = pasteSections(lines, sniff);
+  const formats = new Set(sections.flatMap((s) => (s.format ? [s.format] : [])));
+  if (formats.size === 0 && sections.length > 0 && sections.every((s) => s.unread)) return null;
   if (formats.size >= 2) return 'paste';
   const [only] = formats;
   return only !== undefined && only !== plain ? only : undefined;
@@ -135,7 +148,9 @@ export async function parsePaste(text: string, file: string, sniff: SniffFn, par
   for (const s of sections) {
     if (s.format) continue;
     const first = lines.slice(s.from, s.to).findIndex((l) => l.trim() !== '' && noiseKind(l) === undefined && !commandOfLine(l));
-    if (first >= 0) diagnostics.push(diagnostic('info', 'input/noise', `lines ${s.from + first + 1}–${s.to} are not an output kpx reads (author text?): ignored`, file, s.from + first + 1, 1));
+    if (first < 0) continue;
+    const what = s.unread ? `the output of \`${printable(s.command!.text, 120)}\`, which kpx does not read` : 'not an output kpx reads (author text?)';
+    diagnostics.push(diagnostic('info', 'input/noise', `lines ${s.from + first + 1}–${s.to} are ${what}: ignored`, file, s.from + first + 1, 1));
   }
   diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
   const counts: Record<string, number> = {};
