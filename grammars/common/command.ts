@@ -89,7 +89,9 @@ const BARE = /^\s*((?:sudo\s+)?(?:kubectl|oc|ip6?tables(?:-nft|-legacy)?(?:-save
 
 /** A command introduced by a prompt, a Markdown caption or heading, or an inline code span; or a bare one. */
 export function commandOfLine(line: string): PastedCommand | undefined {
-  const body = promptBody(line);
+  // `**$ kubectl get svc -o yaml**`, `` `$ kubectl get svc` ``: the emphasis is the author's, not the command's.
+  const wrapped = /^\s*(\*\*|__|`)(.+)\1:?\s*$/.exec(line);
+  const body = promptBody(wrapped ? wrapped[2] : line);
   if (body !== undefined) return parseCommand(body);
   const bare = BARE.exec(line);
   if (bare) return parseCommand(bare[1]);

@@ -242,7 +242,7 @@ function ruleOfRow(e: Extract<ListingEntry, { kind: 'row' }>, c: MutableChain, l
   const target = r.target?.text;
   const printed = readPrinted(r.rest, target);
   const words = ['-A', c.name, ...columnWords(r)];
-  const targetWords = target ? ['-j', target, ...printed.targetArgs] : [];
+  const targetWords = target ? [printed.goto ? '-g' : '-j', target, ...printed.targetArgs] : [];
   const counters = r.pkts && r.bytes ? { packets: r.pkts.text, bytes: r.bytes.text } : undefined;
   let items = parseRuleItems([...words, ...printed.args, ...targetWords].join(' '), e.column);
   let unknown = printed.unknown;

@@ -113,6 +113,8 @@ export function assumptionText(a: TraceAssumption): string {
       return a.startKind === 'map'
         ? `the evidence has ${a.table}'s map ${a.start} but no base chain at the ${a.hook.toLowerCase()} hook: the walk starts with kube-proxy's lookup in ${a.start}`
         : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
+    case 'listing-interfaces-hidden':
+      return `${a.table} is an iptables -L listing without -v (${a.file.split(/[\\/]/).pop() ?? a.file}): it does not show the rules' -i/-o interfaces; each rule is taken as if it had none`;
     case 'switch-assumed':
       return `${switchName(a.switch)}${a.iface ? ` on ${a.iface}` : ''} is not in the dumps: assumed ${a.assumed}`;
     case 'ipvs-address-local':

@@ -103,6 +103,9 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
       const hooks = Object.keys(IPTABLES_DISPATCH[s.table] ?? {});
       const fragment = !hooks.some((h) => table.chainsByName.has(h));
       const dispatch = fragment && dispatchName ? table.chainsByName.get(dispatchName) : undefined;
+      if (table.coverage?.interfacesHidden && (builtin || dispatch) && !assumed.some((a) => a.code === 'listing-interfaces-hidden' && a.table === table.name)) {
+        assumed.push({ code: 'listing-interfaces-hidden', table: table.name, file: table.file });
+      }
       if (builtin) {
         const entry: Entry<Chain> = { chain: builtin, policy: builtin.policy === 'DROP' ? 'DROP' : 'ACCEPT', base: 'built-in', policyRef: chainRef(table, builtin, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });

@@ -219,6 +219,11 @@ export type TraceAssumption =
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
   | { readonly code: 'too-many-scenarios'; readonly limit: number }
   /**
+   * The table is an `iptables -L` listing without -v (issue 30): it does not show the rules' -i/-o
+   * interface matches, and the walk takes each rule as if it had none.
+   */
+  | { readonly code: 'listing-interfaces-hidden'; readonly table: string; readonly file: string }
+  /**
    * A kernel switch the packet meets that the dumps do not show (no sysctl -a, no bridge -d link):
    * the trace takes the value kube-proxy needs and says so.
    */

@@ -13,6 +13,12 @@ import { extractIptablesList } from '../../src/extract/iptables-list.js';
 import { extractIptablesSave } from '../../src/extract/iptables-save.js';
 import { detectFormat } from '../../src/load/index.js';
 import { tableShownWhole, type Match, type Rule, type Ruleset, type Table } from '../../src/model/netfilter.js';
+import { snapshotOf } from '../lint/helpers.js';
+import { resolveServices } from '../../src/kube/resolve.js';
+import { parseDestination, type Destination } from '../../src/trace/packet.js';
+import { tracePacket } from '../../src/trace/trace.js';
+import { renderTraceText } from '../../src/render/trace.js';
+import { chalkInit } from '../../src/render/colors.js';
 
 const FIX = (name: string) => readFileSync(new URL(`../fixtures/pastes/iptables-list/${name}`, import.meta.url), 'utf8');
 const SAMPLE = (name: string) => readFileSync(new URL(`../../samples/iptables-mode-node/${name}`, import.meta.url), 'utf8');
@@ -129,5 +135,58 @@ describe('public listings', () => {
       expect(t.coverage, f).toMatchObject({ source: 'rules', tableFrom: 'command', allChains: all });
       expect(t.coverage!.listed.size > 0, f).toBe(all);
     }
+  });
+});
+
+describe('other print forms the tool made (hand-written rules: tool/mixed.rules)', () => {
+  const dump = save(FIX('tool/mixed-save.txt'), 'mixed-save.txt');
+  /** Without -v the listing shows no interfaces; the dump's are left out of its meaning. */
+  const noIfaces = (ms: string[]) => ms.map((m) => m.replace(/ \{"kind":"interface"[^}]*\}/g, ''));
+  it('-L -n -v: LOG prefix after limit, tcp flags in hex, icmptype N / !type N code C, physdev, CONNMARK save/restore mask, [goto], NFLOG/TCPMSS/CT text as the target\'s', () => {
+    const r = list('tool/mixed-filter-L-n-v.txt');
+    expect(r.diagnostics.filter((d) => d.code === 'iptables-list/unknown-text' || d.severity !== 'info')).toEqual([]);
+    const t = table(r.data, 'filter')!;
+    expect(meanings(t).map((m) => m.replace(/#\d+/, ''))).toEqual(meanings(dump.tables.find((x) => x.name === 'filter')).map((m) => m.replace(/#\d+/, '')));
+    const fwd = t.chains.find((c) => c.name === 'FORWARD')!.rules;
+    expect(fwd[0].target).toEqual({ kind: 'goto', chain: 'cali-fw-cali1234' });
+    expect(fwd[1].target).toMatchObject({ kind: 'log', prefix: 'kpx: ' });
+    // NFLOG is a log target to kpx: its `nflog-group 5` is the target's text, not a condition.
+    expect(fwd.find((x) => x.raw.includes('NFLOG'))!).toMatchObject({ target: { kind: 'log' }, matches: [{ kind: 'mark' }] });
+  });
+
+  it('-L -v without -n: icmp type names (`echo-request`, `!fragmentation-needed`), flag names, `spts:1000:cisco-sccp`, `LOG level info`; network names kept as written', () => {
+    const t = table(list('tool/mixed-filter-L-v.txt').data, 'filter')!;
+    const icmp = t.chains.find((c) => c.name === 'INPUT')!.rules.flatMap((x) => x.matches.filter((m) => m.kind === 'icmp'));
+    expect(icmp).toEqual([
+      { kind: 'icmp', negated: false, type: '8' },
+      { kind: 'icmp', negated: true, type: '3/4' },
+    ]);
+    const local = t.chains.find((c) => c.name === 'KUBE-FIREWALL')!.rules[0].matches[0];
+    expect(local).toEqual({ kind: 'address', dir: 'src', negated: true, text: 'loopback/8' });
+    const ports = t.chains.find((c) => c.name === 'FORWARD')!.rules.flatMap((x) => x.matches.filter((m) => m.kind === 'port' && m.dir === 'src'));
+    expect(ports).toContainEqual(expect.objectContaining({ ranges: [{ from: 1000, to: 2000 }] }));
+  });
+
+  it('mangle -L -n (no -v): interfaces hidden, recorded; CONNMARK restore; the rest as the dump', () => {
+    const t = table(list('tool/mixed-mangle-L-n.txt').data, 'mangle')!;
+    expect(t.coverage!.interfacesHidden).toBe(true);
+    expect(t.chains.find((c) => c.name === 'PREROUTING')!.rules[1].target).toEqual({ kind: 'extension', name: 'CONNMARK', terminating: false });
+    expect(meanings(t).length).toBe(3);
+    expect(noIfaces(meanings(t))).toEqual(noIfaces(meanings(dump.tables.find((x) => x.name === 'mangle'))));
+  });
+});
+
+describe('the trace says what a listing without -v assumes', () => {
+  it('nat -L (no -v): the trace to kube-dns DNATs as from the dump, with the assumption that rules have no interfaces stated', async () => {
+    const snap = await snapshotOf({ 'nat.txt': `$ sudo iptables -t nat -L\n${FIX('tool/nat-L-names.txt')}` });
+    const d = parseDestination('10.96.0.10:53/udp') as Destination;
+    const t = tracePacket(snap, await resolveServices(snap), d, d.protocol!, { from: 'pod', assumptions: { established: false, affinityHit: false } });
+    expect(t.outcomes.map((o) => o.verdict)).toEqual(['DNAT', 'DNAT']);
+    expect(t.assumptions).toContainEqual({ code: 'listing-interfaces-hidden', table: 'nat', file: 'nat.txt' });
+    expect(renderTraceText(t, chalkInit(false))).toContain("nat is an iptables -L listing without -v (nat.txt): it does not show the rules' -i/-o interfaces");
+    // With -v the interfaces are shown: nothing assumed.
+    const v = await snapshotOf({ 'nat.txt': FIX('tool/nat-L-n-v-line-numbers.txt') });
+    const tv = tracePacket(v, await resolveServices(v), d, d.protocol!, { from: 'pod', assumptions: { established: false, affinityHit: false } });
+    expect(tv.assumptions.some((a) => a.code === 'listing-interfaces-hidden')).toBe(false);
   });
 });

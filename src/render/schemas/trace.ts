@@ -62,7 +62,7 @@ export const outcome = obj(
 );
 
 const assumption = obj(
-  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed') },
+  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed', 'listing-interfaces-hidden') },
   {},
   { closed: false },
 );
