@@ -23,7 +23,7 @@
 import { Lexer } from '../common/chevrotain.js';
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
-import { commandOfLine, type PastedCommand } from '../common/command.js';
+import { commandOfLine, parseCommand, type PastedCommand } from '../common/command.js';
 import { ListingLineParser, type Tok } from './parser.js';
 import * as T from './tokens.js';
 
@@ -64,8 +64,8 @@ export type ListingEntry =
   | { readonly kind: 'command'; readonly line: number; readonly command: PastedCommand }
   /** An `iptables -S` / iptables-save line (`-A …`, `-N X`, `-P X ACCEPT`, `*nat`, `:X - [0:0]`, COMMIT). */
   | { readonly kind: 'save'; readonly line: number; readonly column: number; readonly text: string }
-  /** A `watch` header or a `date` line: the listing that follows is a new copy. */
-  | { readonly kind: 'snapshot'; readonly line: number; readonly text: string }
+  /** A `watch` header (with the command it runs) or a `date` line: the listing that follows is a new copy. */
+  | { readonly kind: 'snapshot'; readonly line: number; readonly text: string; readonly command?: PastedCommand }
   | { readonly kind: 'elision'; readonly line: number }
   | { readonly kind: 'other'; readonly line: number; readonly text: string; readonly why: string };
 
@@ -78,13 +78,16 @@ export interface ListingDocument {
 const CHAIN = /^Chain (\S+) \((?:policy (\S+)(?: (\S+) packets, (\S+) bytes)?|(\d+) references?|ERROR obtaining refs)\)\s*$/;
 const COLUMN_WORDS = new Set<string>(['num', 'pkts', 'bytes', 'target', 'prot', 'opt', 'in', 'out', 'source', 'destination']);
 const SAVE_LINE = /^(?:\[\d+:\d+\]\s+)?(?:-[AIDRNPXFZ]\s+\S|\*(?:filter|nat|mangle|raw|security)\s*$|:\S+\s+\S+\s+\[\d+:\d+\]|COMMIT\s*$)/;
-const WATCH = /^Every\s+\d+(?:\.\d+)?s:\s/;
+/** `Every 2.0s: iptables -t nat -L -n        node1: Tue Mar  5 10:00:01 2024` (procps watch's header). */
+const WATCH = /^Every\s+\d+(?:\.\d+)?s:\s+(.*?)(?:\s{2,}\S+:\s+\S.*)?$/;
 /** `date` output: `Mon Jan  8 10:00:01 UTC 2024`, `Wed 24 Jan 2024 10:00:01 AM UTC`, `2024-01-08T10:00:01+00:00`. */
 const DATE = /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\w*,? +(?:\d{1,2} +)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w* +\d{1,2}.*\d{1,2}:\d\d:\d\d.*|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d\S*)\s*$/;
 /** iptables' own complaints, pasted from stderr. */
 const STDERR = /^(?:ip6?tables(?:-nft|-legacy)?(?: v[\d.]+(?: \([^)]*\))?)?: |Perhaps iptables or your kernel needs to be upgraded|# Warning: ip6?tables-legacy tables present|Try `ip6?tables -h' or|sudo: |bash: |-bash: )/;
 const OPT = /^(?:--|-f|!f)$/;
 const PROTOCOL = /^!?(?:all|tcp|udp|udplite|icmp|ipv6-icmp|icmpv6|esp|ah|sctp|mh|gre|ipip|ipv6|dccp|\d{1,3})$/;
+/** An address cell: an address or network with its mask, `anywhere`, or (without -n) a host or network name. */
+const ADDRESS = /^!?(?:anywhere|[0-9a-fA-F:.]*[:.][0-9a-fA-F:.]*(?:\/[\d.:a-fA-F]+)?|[A-Za-z0-9][\w.-]*(?:\/[\d.]+)?)$/;
 const IFACE = /^!?(?:\*|any|[A-Za-z0-9_.@:+-]{1,15})$/;
 
 let lexer: Lexer | undefined;
@@ -110,12 +113,27 @@ export function parseIptablesListing(text: string, file: string): ListingDocumen
   const entries: ListingEntry[] = [];
   const diagnostics: Diagnostic[] = [];
   let columns: readonly ListingColumn[] | undefined;
+  /** The row on the line before, which the next line may continue (a paste wrapped it). */
+  let last: { index: number; raw: string } | undefined;
   lines.forEach((raw, i) => {
     const line = i + 1;
     const body = raw.trim();
-    if (body === '') return;
+    if (body === '') {
+      last = undefined;
+      return;
+    }
     const column = raw.length - raw.trimStart().length + 1;
     const e = classify(raw, body, line, column, columns);
+    if (e.kind === 'other' && last && continues(last.raw, body)) {
+      const merged = wrappedRow(last.raw, raw, line, columns);
+      const prev = entries[last.index];
+      if (merged && prev.kind === 'row') {
+        entries[last.index] = { ...prev, text: `${prev.text} ${body}`, row: merged };
+        last = { index: last.index, raw: `${last.raw} ${raw}` };
+        return;
+      }
+    }
+    last = e.kind === 'row' ? { index: entries.length, raw } : undefined;
     if (e.kind === 'columns') columns = e.columns;
     if (e.kind === 'other') {
       const severity = e.why === 'not a listing line' ? 'warning' : 'info';
@@ -144,18 +162,46 @@ function classify(raw: string, body: string, line: number, column: number, colum
   if (words.every((w) => COLUMN_WORDS.has(w)) && words.includes('target') && words.includes('source')) return { kind: 'columns', line, columns: words as ListingColumn[] };
   const command = commandOfLine(raw);
   if (command) return { kind: 'command', line, command };
-  if (WATCH.test(body) || DATE.test(body)) return { kind: 'snapshot', line, text: body };
+  const watch = WATCH.exec(body);
+  if (watch) {
+    const run = parseCommand(watch[1]);
+    return { kind: 'snapshot', line, text: body, ...(run ? { command: run } : {}) };
+  }
+  if (DATE.test(body)) return { kind: 'snapshot', line, text: body };
   if (SAVE_LINE.test(body)) return { kind: 'save', line, column, text: body };
   const noise = noiseKind(raw);
   if (noise === 'elision') return { kind: 'elision', line };
   if (noise !== undefined) return { kind: 'other', line, text: body, why: `ignored ${noise} line` };
   if (STDERR.test(body)) return { kind: 'other', line, text: body, why: 'iptables message (stderr)' };
   const toks = tokens(raw);
-  const row = toks ? ((columns ? byHeader(toks, columns) : undefined) ?? byShape(toks)) : undefined;
+  const row = toks ? rowOf(toks, columns) : undefined;
   if (row) return { kind: 'row', line, column, text: body, row };
   // A line with a listing's `opt` cell or two addresses was meant as a rule: say it could not be read.
   const looksLikeRow = toks !== undefined && (toks.some((t) => OPT.test(t.text)) || toks.filter((t) => /^!?(\d{1,3}\.){3}\d{1,3}(\/\d+)?$|^!?anywhere$/.test(t.text)).length >= 2);
   return { kind: 'other', line, text: body, why: looksLikeRow ? 'not a listing line' : 'author text (ignored)' };
+}
+
+function rowOf(toks: readonly Tok[], columns: readonly ListingColumn[] | undefined): ListingRow | undefined {
+  return (columns ? (byHeader(toks, columns) ?? withoutOpt(toks, columns)) : undefined) ?? byShape(toks);
+}
+
+/** How the printed text after the addresses starts its parts (see src/extract/iptables-list-print.ts). */
+const CONTINUATION =
+  /^(?:\S*\*\/|\/\*|\[goto\]|(?:tcp|udp|sctp|udplite|dccp|multiport|statistic|recent:|mark|connmark|ctstate|state|ADDRTYPE|match-set|PHYSDEV|limit:|LOG|MARK|CONNMARK|masq|redir|reject-with|random|random-fully|persistent)(?:\s|$)|(?:dpts?|spts?|to|flags|mode|probability|icmp\S*|ipv6-icmp\S*|nflog-\S+):)/;
+
+/** Does this line carry on the row before it: a comment left open, or the start of a printed part? */
+function continues(prev: string, body: string): boolean {
+  const open = (prev.match(/\/\*/g)?.length ?? 0) > (prev.match(/\*\//g)?.length ?? 0);
+  return open || CONTINUATION.test(body);
+}
+
+/** The row of `prev` with the next line's text after it; that text's tokens keep their own line and columns. */
+function wrappedRow(prev: string, next: string, line: number, columns: readonly ListingColumn[] | undefined): ListingRow | undefined {
+  const toks = tokens(`${prev} ${next}`);
+  if (!toks) return undefined;
+  const shift = prev.length + 1;
+  const placed = toks.map((t) => (t.column > shift ? { ...t, column: t.column - shift, end: t.end - shift, line } : t));
+  return rowOf(placed, columns);
 }
 
 /**
@@ -177,9 +223,18 @@ function byHeader(toks: readonly Tok[], columns: readonly ListingColumn[]): List
     cells[c] = t;
   }
   if (!cells.prot || !cells.source || !cells.destination || !PROTOCOL.test(cells.prot.text)) return undefined;
+  if (!ADDRESS.test(cells.source.text) || !ADDRESS.test(cells.destination.text)) return undefined;
   if (cells.opt && !OPT.test(cells.opt.text)) return undefined;
   if (cells.num && !/^\d+$/.test(cells.num.text)) return undefined;
   return { ...cells, prot: cells.prot, source: cells.source, destination: cells.destination, rest: toks.slice(i) } as ListingRow;
+}
+
+/**
+ * ip6tables before 1.8.9 prints blanks in the `opt` column (xshared.c print_fragment's `fake`, "--"
+ * since 2022): under an `opt` header, a row without that cell.
+ */
+function withoutOpt(toks: readonly Tok[], columns: readonly ListingColumn[]): ListingRow | undefined {
+  return columns.includes('opt') ? byHeader(toks, columns.filter((c) => c !== 'opt')) : undefined;
 }
 
 /** A row without a header in force: anchored on its `opt` cell (`--`, `-f`, `!f`). */

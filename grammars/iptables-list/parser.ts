@@ -15,6 +15,8 @@ export interface Tok {
   readonly column: number;
   readonly end: number;
   readonly kind: 'word' | 'comment' | 'quoted';
+  /** The line, when not the row's own (the rest of a row the paste wrapped onto the next line). */
+  readonly line?: number;
 }
 
 function tok(t: IToken): Tok {

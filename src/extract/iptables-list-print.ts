@@ -57,7 +57,7 @@ export interface PrintedRule {
   /** iptables-save words for the target's options (`--to-destination 10.0.0.1:53`). */
   readonly targetArgs: string[];
   /** Text that is none of the known forms, with its column: kept as matches of their own. */
-  readonly unknown: { text: string; column: number }[];
+  readonly unknown: { text: string; column: number; line?: number }[];
   /** `[goto]`: the rule goes to its target (-g), not jumps. */
   goto?: true;
 }
@@ -100,7 +100,7 @@ function portMatch(w: Words, out: PrintedRule): boolean {
     const at = w.next()!;
     const words = module === 'tcp' ? tcpExtra(p) : undefined;
     if (words) args.push(...words);
-    else out.unknown.push({ text: `${module} ${p}`, column: at.column });
+    else out.unknown.push({ text: `${module} ${p}`, column: at.column, ...(at.line ? { line: at.line } : {}) });
   }
   out.args.push(...args);
   return true;
@@ -450,7 +450,7 @@ export function readPrinted(rest: readonly Tok[], target: string | undefined): P
       }
       words.push(w.next()!.text);
     }
-    out.unknown.push({ text: words.join(' '), column: start.column });
+    out.unknown.push({ text: words.join(' '), column: start.column, ...(start.line ? { line: start.line } : {}) });
   }
   return out;
 }

@@ -98,7 +98,8 @@ function readEntry(e: ListingEntry, cur: Listing | undefined, start: (from?: Lis
       return l;
     }
     case 'snapshot':
-      return start(cur);
+      // A watch header names the command of every copy it heads.
+      return e.command && iptablesRequest(e.command) ? readEntry({ kind: 'command', line: e.line, command: e.command }, cur, start, file, diagnostics) : start(cur);
     case 'chain': {
       let l = cur ?? start();
       const builtin = Object.values(BUILTIN_CHAINS).some((b) => b.includes(e.name));
@@ -254,7 +255,7 @@ function ruleOfRow(e: Extract<ListingEntry, { kind: 'row' }>, c: MutableChain, l
   }
   const m = items ? interpretRule(items, chainTarget) : { matches: [], comments: [] as string[] };
   const matches: Match[] = [...m.matches, ...unknown.map((u) => ({ kind: 'unsupported' as const, module: '', text: u.text, known: false }))];
-  for (const u of unknown) diagnostics.push(diagnostic('info', 'iptables-list/unknown-text', `not a form kpx reads from a listing: ${printable(u.text, 60)} (kept; the trace asks it as a condition)`, file, e.line, u.column));
+  for (const u of unknown) diagnostics.push(diagnostic('info', 'iptables-list/unknown-text', `not a form kpx reads from a listing: ${printable(u.text, 60)} (kept; the trace asks it as a condition)`, file, u.line ?? e.line, u.column));
   return makeRule(l, c, { line: e.line, column: e.column, raw: e.text, items: items ?? [], matches, ...('target' in m && m.target ? { target: m.target } : {}), comments: m.comments, ...(counters ? { counters } : {}) }, file);
 }
 

@@ -157,7 +157,7 @@ function describedService(c: KubectlCollector, fields: readonly Field[], name: s
     where: at,
     text: { form: 'kubectl describe', shows },
   });
-  if (epFields.length > 0) c.slices.push(describedServiceEndpoints(c, epFields, name, ns, at));
+  c.slices.push(...describedServiceEndpoints(c, epFields, name, ns, at));
 }
 
 const policy = (v: string | undefined): ApiTrafficPolicy | undefined => (v === 'Local' ? 'Local' : v === 'Cluster' ? 'Cluster' : undefined);
@@ -166,20 +166,24 @@ const targetPortOf = (v: string): number | string | null => {
   return /^\d+$/.test(t) ? Number(t) : t || null;
 };
 
-/** describe's `Endpoints:` lines (one per Service port): ready endpoints only, at most three each. */
-function describedServiceEndpoints(c: KubectlCollector, epFields: readonly { port: ApiServicePort; field: Field }[], name: string, ns: string, at: ApiWhere): ApiEndpointSlice {
-  const byIp = new Map<string, ApiEndpoint>();
-  let hidden = 0;
-  for (const { field } of epFields) {
+/**
+ * describe's `Endpoints:` lines, one per Service port: that port's ready endpoints only (at most
+ * three, then `+ N more...`). A slice per port, as an EndpointSlice holds the endpoints of its ports:
+ * an address on one port's line is not said to serve the others.
+ */
+function describedServiceEndpoints(c: KubectlCollector, epFields: readonly { port: ApiServicePort; field: Field }[], name: string, ns: string, at: ApiWhere): ApiEndpointSlice[] {
+  const shows = new Set<ApiSliceField>(['serviceName', 'portNames', 'protocols', 'ready']);
+  return epFields.map(({ port, field }) => {
     const list = endpointListOf(field.value);
-    hidden += list.hidden + list.unreadable;
+    const byIp = new Map<string, ApiEndpoint>();
     for (const e of list.entries) {
       if (!byIp.has(e.ip)) byIp.set(e.ip, { addresses: [e.ip], conditions: { ready: true, serving: true, terminating: null }, nodeName: null, zone: null, hints: null, where: where(c.file, field.line.line, field.line.valueColumn ?? 1, field.line.text) });
     }
-  }
-  const ports = epFields.map(({ port, field }) => ({ name: port.name, protocol: port.protocol, port: endpointListOf(field.value).entries[0]?.port ?? null }));
-  const shows = new Set<ApiSliceField>(['serviceName', 'portNames', 'protocols', 'ready']);
-  return { namespace: ns, name: `${name} (describe service)`, serviceName: name, addressType: [...byIp.keys()][0]?.includes(':') ? 'IPv6' : 'IPv4', ports, endpoints: [...byIp.values()], fromEndpoints: true, where: at, text: { form: 'kubectl describe service', shows, hidden, wholeService: false } };
+    const ports = [{ name: port.name, protocol: port.protocol, port: list.entries[0]?.port ?? null }];
+    const addressType = [...byIp.keys()][0]?.includes(':') ? 'IPv6' : 'IPv4';
+    const text = { form: 'kubectl describe service' as const, shows, hidden: list.hidden + list.unreadable, wholeService: false };
+    return { namespace: ns, name: `${name} (describe service${port.name ? ` ${port.name}` : ''})`, serviceName: name, addressType, ports, endpoints: [...byIp.values()], fromEndpoints: true, where: at, text };
+  });
 }
 
 /** describe endpoints: every subset's ready and not-ready addresses and its ports. */

@@ -232,14 +232,16 @@ function endpointsOfRow(c: KubectlCollector, t: KubectlTable, row: KubectlRow, n
   const epCell = cell(t, row, 'ENDPOINTS');
   const list = epCell ? endpointListOf(epCell.text) : { entries: [], hidden: 0, unreadable: 0 };
   if (epCell && list.unreadable > 0) warn(c, row, epCell, 'kubectl/bad-value', `Endpoints ${name}: ${list.unreadable} address(es) cannot be read (redacted?)`);
-  const endpoints: ApiEndpoint[] = list.entries.map((e) => ({ addresses: [e.ip], conditions: { ready: true, serving: true, terminating: null }, nodeName: null, zone: null, hints: null, where: { ...at, column: epCell?.column ?? at.column } }));
+  // One cell lists `IP:port` for every port of every ready address (printers.go formatEndpoints): an address once.
+  const ips = [...new Set(list.entries.map((e) => e.ip))];
+  const endpoints: ApiEndpoint[] = ips.map((ip) => ({ addresses: [ip], conditions: { ready: true, serving: true, terminating: null }, nodeName: null, zone: null, hints: null, where: { ...at, column: epCell?.column ?? at.column } }));
   const ports = [...new Set(list.entries.map((e) => e.port).filter((p): p is number => p !== null))];
   const shows = new Set<ApiSliceField>(['serviceName', 'ready']);
   return {
     namespace: ns ?? 'default',
     name,
     serviceName: name,
-    addressType: list.entries[0]?.ip.includes(':') ? 'IPv6' : 'IPv4',
+    addressType: ips[0]?.includes(':') ? 'IPv6' : 'IPv4',
     ports: ports.map((port) => ({ name: null, protocol: 'tcp', port })),
     endpoints,
     fromEndpoints: true,
@@ -255,7 +257,6 @@ function sliceOfRow(c: KubectlCollector, t: KubectlTable, row: KubectlRow, name:
   if (epCell && list.unreadable > 0) warn(c, row, epCell, 'kubectl/bad-value', `EndpointSlice ${name}: ${list.unreadable} address(es) cannot be read`);
   const typeText = cell(t, row, 'ADDRESSTYPE', 'ADDRESS TYPE')?.text;
   const portsText = cell(t, row, 'PORTS')?.text ?? '';
-  const portMore = /\+\s*(\d+)\s+more/.exec(portsText);
   const ports = portsText.replace(/\s*\+.*$/, '').split(',').map((p) => Number(p.trim())).filter((p) => Number.isInteger(p) && p > 0);
   return {
     namespace: ns ?? 'default',
@@ -266,7 +267,7 @@ function sliceOfRow(c: KubectlCollector, t: KubectlTable, row: KubectlRow, name:
     endpoints: list.entries.map((e) => ({ addresses: [e.ip], conditions: { ready: null, serving: null, terminating: null }, nodeName: null, zone: null, hints: null, where: { ...at, column: epCell?.column ?? at.column } })),
     fromEndpoints: false,
     where: at,
-    text: { form: t.markdown ? 'markdown table' : 'kubectl get endpointslices', shows: new Set(), hidden: list.hidden + list.unreadable + (portMore ? 0 : 0), wholeService: false },
+    text: { form: t.markdown ? 'markdown table' : 'kubectl get endpointslices', shows: new Set(), hidden: list.hidden + list.unreadable, wholeService: false },
   };
 }
 
