@@ -60,7 +60,7 @@ const MARKDOWN = /^\s*(\*\*[^*].*\*\*:?|\*\*|\*\*\*+|---+|___+)\s*$/;
 const LOOSE_PROMPT = /^\s*(?:\S.{0,80}?[$#>%➜❯]|[➜❯%])\s*((?:sudo\s+|watch\s+(?:-n\s*\S+\s+)?)?(?:kubectl|k|oc|k3s\s+kubectl|microk8s\s+kubectl|ip6?tables(?:-nft|-legacy)?(?:-save)?)\s+(?:get|describe|-\S+)\b.*)$/;
 
 /** A prompt with nothing typed after it, closing a paste: `MBP3 10:09:05 do-k8s$`, `root@node:~#`, `controlplane ~ ➜`. */
-const BARE_PROMPT = /^\s*(?=.*[@~:]|.*[➜❯]\s*$)(?!.*: )[\w.@:~/()\[\] -]{1,60}?[$#%➜❯]\s*$/;
+const BARE_PROMPT = /^\s*(?=.*[@~:]|.*[➜❯]\s*$)(?!.*: )[\w.@:~/()[\] -]{1,60}?[$#%➜❯]\s*$/;
 
 /** A command kpx knows on a line of its own (docs and issues put it first in a code block, no prompt). */
 const BARE_COMMAND = /^\s*(?:sudo\s+)?(?:kubectl|oc|ip6?tables(?:-nft|-legacy)?(?:-save)?|ipvsadm)(?:\s+(?:get|describe|-[-\w]+)\b.*|\s*(?:\|.*)?)$/;

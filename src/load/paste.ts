@@ -52,13 +52,24 @@ export function formatOfCommand(c: PastedCommand): FormatId | null | undefined {
 
 const HEADING = /^\s*#{2,6}\s+\S/;
 
+/** A YAML document's first key: after `---`, the next object of the same output, not a new output. */
+const YAML_START = /^(?:apiVersion|kind|metadata|items|spec|status|data):/;
+
 /** Does this line start a new output? A prompt of a command kpx does not read starts one that is not for kpx. */
-function boundary(line: string): { command?: PastedCommand; other?: true } | undefined {
+function boundary(lines: readonly string[], i: number): { command?: PastedCommand; other?: true } | undefined {
+  const line = lines[i];
   const command = commandOfLine(line);
   if (command) return { command };
   const noise = noiseKind(line);
   if (noise === 'prompt') return { other: true };
+  if (/^---\s*$/.test(line) && YAML_START.test(nextText(lines, i) ?? '')) return undefined;
   if (noise === 'fence' || HEADING.test(line)) return {};
+  return undefined;
+}
+
+/** The next line with text after line i. */
+function nextText(lines: readonly string[], i: number): string | undefined {
+  for (let k = i + 1; k < lines.length; k++) if (lines[k].trim() !== '') return lines[k];
   return undefined;
 }
 
@@ -69,8 +80,8 @@ function boundary(line: string): { command?: PastedCommand; other?: true } | und
  */
 export function pasteSections(lines: readonly string[], sniff: SniffFn): PasteSection[] {
   const cuts: { at: number; command?: PastedCommand; other?: true }[] = [{ at: 0 }];
-  lines.forEach((l, i) => {
-    const b = boundary(l);
+  lines.forEach((_, i) => {
+    const b = boundary(lines, i);
     if (b) cuts.push({ at: i, ...b });
   });
   const sections: PasteSection[] = [];
@@ -111,7 +122,7 @@ function related(a: FormatId, b: FormatId): boolean {
  * command says kpx does not read. Undefined: sniff as usual.
  */
 export function detectPaste(lines: readonly string[], sniff: SniffFn, plain: FormatId | undefined): FormatId | null | undefined {
-  if (!lines.some((l) => boundary(l) !== undefined)) return undefined;
+  if (!lines.some((_, i) => boundary(lines, i) !== undefined)) return undefined;
   const sections = pasteSections(lines, sniff);
   const formats = new Set(sections.flatMap((s) => (s.format ? [s.format] : [])));
   if (formats.size === 0 && sections.length > 0 && sections.every((s) => s.unread)) return null;
