@@ -199,6 +199,8 @@ export interface SynDocument {
   readonly unsupported: readonly SynUnsupported[];
   /** Tables named by `# Warning: table F N is managed by iptables-nft, do not touch!` lines. */
   readonly iptablesNftWarnings: readonly { readonly family: string; readonly name: string; readonly line: number }[];
+  /** `nft -j`'s `{"metainfo": {"version": "1.0.6", …}}`: the nft that printed the listing (the text form does not say). */
+  readonly nftVersion?: { readonly version: string; readonly line: number };
 }
 
 // Printing helpers (nft's own notation), shared by the grammar's messages and the model.

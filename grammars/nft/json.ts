@@ -280,6 +280,7 @@ export function parseNftJsonSyntax(text: string, file: string): { doc: SynDocume
     return t;
   };
   const chainsByKey = new Map<string, Mut<SynChain> & { rules: SynRule[] }>();
+  let nftVersion: { version: string; line: number } | undefined;
   list.forEach((item, idx) => {
     const pos = offsets[idx] !== undefined ? lineCol(body, offsets[idx], starts) : { line: 1, column: 1 };
     const { line, column } = pos;
@@ -291,6 +292,7 @@ export function parseNftJsonSyntax(text: string, file: string): { doc: SynDocume
     const tname = String(kind === 'table' ? o.name : o.table);
     switch (kind) {
       case 'metainfo':
+        if (typeof o.version === 'string') nftVersion = { version: o.version, line };
         return;
       case 'table': {
         const t = findTable(family, tname, line);
@@ -363,7 +365,7 @@ export function parseNftJsonSyntax(text: string, file: string): { doc: SynDocume
         diagnostics.push(diagnostic('warning', 'nft/unsupported-object', `${kind} objects are not modelled; kept as unsupported`, file, line, column));
     }
   });
-  return { doc: { tables, unsupported, iptablesNftWarnings: [] }, diagnostics };
+  return { doc: { tables, unsupported, iptablesNftWarnings: [], ...(nftVersion ? { nftVersion } : {}) }, diagnostics };
 }
 
 function lineStarts(text: string): number[] {

@@ -49,6 +49,12 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'kpx lint --list-rules',
     'kpx lint --list-rules --rule kube-proxy-sync-failing',
   ],
+  'migrate-check': [
+    'kpx migrate-check --to nftables -i samples/iptables-mode-node',
+    'kpx migrate-check --to nftables -i bundle/ -o json',
+    'kpx migrate-check --to nftables -i bundle/ --fail-on warning -o sarif > migrate.sarif',
+    'kpx migrate-check --list-rules',
+  ],
   summarize: [
     'kpx summarize -i bundle/ -o json > node-1.json',
     'kpx summarize -o json --node-name "$NODE_NAME" > /out/$NODE_NAME.json   # on the node itself (as root)',
@@ -220,6 +226,22 @@ inputOptions(
     .option('--list-rules', 'print the rule catalogue and exit; with --rule ID, that rule\'s whole documentation (why it matters, the fix, an example)'),
 ).addHelpText('after', examples('lint'))
   .action((inputs, opts) => run(async () => (await import('./commands/lint.js')).lintAction(inputs, opts)));
+
+inputOptions(
+  program
+    .command('migrate-check')
+    .description("what will behave differently on this node once kube-proxy runs in nftables mode (from iptables or IPVS mode); exit 1 when findings reach --fail-on")
+    .argument('[inputs...]', 'dump files or bundle directories')
+    .option('--to <mode>', 'the mode to move to (only nftables)', 'nftables')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'sarif', 'github']).default('text'))
+    .addOption(new Option('--fail-on <severity>', 'lowest severity that fails').choices(['error', 'warning', 'never']).default('error'))
+    .option('--rule <id>', 'run only these checks (repeatable)', collectRepeatable, [])
+    .option('--disable <id>', 'do not run these checks (repeatable)', collectRepeatable, [])
+    .option('--config <file>', 'a .kpx.yaml / JSON file with per-rule severities and disabled rules')
+    .option('--baseline <file>', 'a previous `kpx migrate-check -o json` result: report only new findings')
+    .option('--list-rules', "print the checks and exit; with --rule ID, that check's whole documentation"),
+).addHelpText('after', examples('migrate-check'))
+  .action((inputs, opts) => run(async () => (await import('./commands/migrate-check.js')).migrateCheckAction(inputs, opts)));
 
 program
   .command('diff')

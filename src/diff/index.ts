@@ -16,6 +16,9 @@ import { elementText } from '../model/nft.js';
 import { realServerKey, virtualServerKey } from '../model/ipvs.js';
 import { servicePortName } from '../kube/hash.js';
 import { diffSequences } from './sequence.js';
+import { crossModeValue, isCrossMode, modesOf, notComparedBetween, pairAcrossModes, type ModeChange } from './modes.js';
+
+export type { ModeChange, NotCompared } from './modes.js';
 
 /** The fields of a Service port compared one by one (endpoints are compared separately). */
 export const SERVICE_FIELDS = [
@@ -32,6 +35,9 @@ export const SERVICE_FIELDS = [
   'mode',
 ] as const;
 export type ServiceField = (typeof SERVICE_FIELDS)[number];
+/** Across proxy modes externalIPs and loadBalancerIPs are compared as one list (modes.ts). */
+export type ComparedField = ServiceField | 'externalAddresses';
+const CROSS_MODE_FIELDS: readonly ComparedField[] = [...SERVICE_FIELDS.filter((f) => f !== 'mode' && f !== 'externalIPs' && f !== 'loadBalancerIPs'), 'externalAddresses'];
 
 export interface ServiceSummary {
   /** Stable key: `ns/name:port/proto` (or the resolver's id, `VIP:port/proto`, when unnamed), plus ` (IPv6)` for IPv6. */
@@ -50,7 +56,7 @@ export interface ServiceSummary {
 }
 
 export interface FieldChange {
-  readonly field: ServiceField;
+  readonly field: ComparedField;
   readonly old: unknown;
   readonly new: unknown;
 }
@@ -65,7 +71,8 @@ export interface EndpointRef {
 
 export interface EndpointChange {
   readonly address: string;
-  readonly field: 'local' | 'weight';
+  /** share: the endpoint's share of new connections (only when both sides have the same endpoints). */
+  readonly field: 'local' | 'weight' | 'share';
   readonly old: unknown;
   readonly new: unknown;
 }
@@ -106,6 +113,8 @@ export interface UnitChange {
 export interface SnapshotDiff {
   readonly old: { readonly name: string; readonly files: readonly string[]; readonly servicePorts: number };
   readonly new: { readonly name: string; readonly files: readonly string[]; readonly servicePorts: number };
+  /** Present when different proxy modes wrote the two sides: said once, Services still compared. */
+  readonly modes?: ModeChange;
   readonly services: {
     readonly added: readonly ServiceSummary[];
     readonly removed: readonly ServiceSummary[];
@@ -115,6 +124,13 @@ export interface SnapshotDiff {
   readonly rules: {
     /** Rule/member changes attributed to the Service changes above (not listed). */
     readonly explained: { readonly added: number; readonly removed: number; readonly moved: number };
+    /** Across proxy modes: each side's kube-proxy rules/members/virtual servers, not compared rule by rule. */
+    readonly proxyRules?: { readonly old: number; readonly new: number };
+    /**
+     * Across proxy modes: rules of a kind only one side's dumps hold (an nftables-mode node dumped
+     * without iptables-save): absent from a dump is not removed, so they are counted, not compared.
+     */
+    readonly oneSided?: readonly { readonly kind: UnitKind; readonly side: 'old' | 'new'; readonly units: number; readonly items: number }[];
     readonly unexplained: readonly UnitChange[];
   };
 }
@@ -152,10 +168,17 @@ function normalizeField(v: unknown): string {
   return JSON.stringify(v ?? null);
 }
 
-function compareService(a: ServicePort, b: ServicePort): ServiceChange | undefined {
+type ValueOf = (s: ServicePort, other: ServicePort, field: ComparedField) => unknown;
+const sameModeValue: ValueOf = (s, _other, field) => (s as unknown as Record<string, unknown>)[field];
+const SHARE_EPSILON = 1e-9;
+
+function compareService(a: ServicePort, b: ServicePort, fieldsCompared: readonly ComparedField[] = SERVICE_FIELDS, valueOf: ValueOf = sameModeValue): ServiceChange | undefined {
   const fields: FieldChange[] = [];
-  for (const f of SERVICE_FIELDS) {
-    if (normalizeField(a[f]) !== normalizeField(b[f])) fields.push({ field: f, old: a[f], new: b[f] });
+  for (const f of fieldsCompared) {
+    const x = valueOf(a, b, f);
+    const y = valueOf(b, a, f);
+    if (x === undefined || y === undefined) continue;
+    if (normalizeField(x) !== normalizeField(y)) fields.push({ field: f, old: x, new: y });
   }
   const oldEps = new Map(a.endpoints.map((e) => [endpointAddress(e), e]));
   const newEps = new Map(b.endpoints.map((e) => [endpointAddress(e), e]));
@@ -163,11 +186,15 @@ function compareService(a: ServicePort, b: ServicePort): ServiceChange | undefin
   const endpointsAdded = [...newEps.entries()].filter(([k]) => !oldEps.has(k)).map(([, e]) => ref(e));
   const endpointsRemoved = [...oldEps.entries()].filter(([k]) => !newEps.has(k)).map(([, e]) => ref(e));
   const endpointsChanged: EndpointChange[] = [];
+  const sameSet = endpointsAdded.length === 0 && endpointsRemoved.length === 0;
   for (const [k, o] of oldEps) {
     const n = newEps.get(k);
     if (!n) continue;
-    if (o.local !== n.local) endpointsChanged.push({ address: k, field: 'local', old: o.local, new: n.local });
-    if ((o.weight ?? null) !== (n.weight ?? null)) endpointsChanged.push({ address: k, field: 'weight', old: o.weight ?? null, new: n.weight ?? null });
+    // Only what both sides know: an unknown locality, a weight one mode does not have, is no change.
+    if (o.local !== null && n.local !== null && o.local !== n.local) endpointsChanged.push({ address: k, field: 'local', old: o.local, new: n.local });
+    if (o.weight !== undefined && n.weight !== undefined && o.weight !== n.weight) endpointsChanged.push({ address: k, field: 'weight', old: o.weight, new: n.weight });
+    // A share moves by itself only when the endpoints stay the same (else every share moves with the count).
+    if (sameSet && o.probability !== null && n.probability !== null && Math.abs(o.probability - n.probability) > SHARE_EPSILON) endpointsChanged.push({ address: k, field: 'share', old: o.probability, new: n.probability });
   }
   if (fields.length === 0 && endpointsAdded.length === 0 && endpointsRemoved.length === 0 && endpointsChanged.length === 0) return undefined;
   return { key: serviceKey(a), old: summary(a), new: summary(b), fields, endpointsAdded, endpointsRemoved, endpointsChanged };
@@ -412,34 +439,98 @@ function diffUnits(oldUnits: Map<string, Unit>, newUnits: Map<string, Unit>, exp
 
 const ref = (x: Item): RuleRef => ({ text: x.text, file: x.file, line: x.line });
 
-export function diffSnapshots(oldSnap: NodeSnapshot, oldRes: Resolution, newSnap: NodeSnapshot, newRes: Resolution): SnapshotDiff {
+/** The Service pairs of two resolutions: by key within one mode, by what both modes show across modes. */
+function pairServices(oldRes: Resolution, newRes: Resolution, cross: boolean) {
+  if (cross) {
+    const p = pairAcrossModes(oldRes.services, newRes.services);
+    return { pairs: p.pairs, removedE: [...p.removed], addedE: [...p.added] };
+  }
   const a = byKey(oldRes.services);
   const b = byKey(newRes.services);
-  const removedE = [...a.entries()].filter(([k]) => !b.has(k));
-  const addedE = [...b.entries()].filter(([k]) => !a.has(k));
+  const pairs: [ServicePort, ServicePort, string][] = [];
+  for (const [k, s] of a) {
+    const t = b.get(k);
+    if (t) pairs.push([s, t, k]);
+  }
+  return { pairs, removedE: [...a.entries()].filter(([k]) => !b.has(k)), addedE: [...b.entries()].filter(([k]) => !a.has(k)) };
+}
+
+export function diffSnapshots(oldSnap: NodeSnapshot, oldRes: Resolution, newSnap: NodeSnapshot, newRes: Resolution): SnapshotDiff {
+  const oldModes = modesOf(oldRes.services);
+  const newModes = modesOf(newRes.services);
+  const cross = isCrossMode(oldModes, newModes);
+  const { pairs, removedE, addedE } = pairServices(oldRes, newRes, cross);
   const removed = removedE.map(([, s]) => s);
   const added = addedE.map(([, s]) => s);
   const changed: [ServicePort, ServicePort, ServiceChange][] = [];
   let unchanged = 0;
-  for (const [k, s] of a) {
-    const t = b.get(k);
-    if (!t) continue;
-    const c = compareService(s, t);
+  for (const [s, t, k] of pairs) {
+    const c = cross ? compareService(s, t, CROSS_MODE_FIELDS, crossModeValue) : compareService(s, t);
     if (c) changed.push([s, t, { ...c, key: k, old: { ...c.old, key: k }, new: { ...c.new, key: k } }]);
     else unchanged++;
   }
   const explain = explainTokens({ removed, added, changed });
-  const rules = diffUnits(collectUnits(oldSnap), collectUnits(newSnap), explain);
+  const oldUnits = collectUnits(oldSnap);
+  const newUnits = collectUnits(newSnap);
+  const oldKinds = unitKinds(oldUnits);
+  const newKinds = unitKinds(newUnits);
+  const proxyRules = cross ? { old: dropProxyRules(oldUnits), new: dropProxyRules(newUnits) } : undefined;
+  const oneSided = cross ? [...dropOneSided(oldUnits, newKinds, 'old'), ...dropOneSided(newUnits, oldKinds, 'new')] : [];
+  const rules = diffUnits(oldUnits, newUnits, explain);
   const byKeyOrder = <T extends { key: string }>(xs: T[]) => xs.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   return {
     old: { name: oldSnap.name, files: oldSnap.files.map((f) => f.path), servicePorts: oldRes.services.length },
     new: { name: newSnap.name, files: newSnap.files.map((f) => f.path), servicePorts: newRes.services.length },
+    ...(cross ? { modes: { old: oldModes, new: newModes, notCompared: notComparedBetween(oldModes, newModes) } } : {}),
     services: {
       added: byKeyOrder(addedE.map(([k, s]) => ({ ...summary(s), key: k }))),
       removed: byKeyOrder(removedE.map(([k, s]) => ({ ...summary(s), key: k }))),
       changed: byKeyOrder(changed.map(([, , c]) => c)),
       unchanged,
     },
-    rules,
+    rules: proxyRules ? { ...rules, proxyRules, oneSided } : rules,
   };
+}
+
+/** The dump kinds a side holds: iptables, nft, ipset, ipvs. */
+const dumpKind = (k: UnitKind) => k.split('-')[0];
+const unitKinds = (units: Map<string, Unit>) => new Set([...units.values()].map((u) => dumpKind(u.kind)));
+
+/** Remove (and count) the units of kinds the other side's dumps do not hold at all. */
+function dropOneSided(units: Map<string, Unit>, otherKinds: ReadonlySet<string>, side: 'old' | 'new'): { kind: UnitKind; side: 'old' | 'new'; units: number; items: number }[] {
+  const counts = new Map<UnitKind, { units: number; items: number }>();
+  for (const [k, u] of units) {
+    if (otherKinds.has(dumpKind(u.kind))) continue;
+    const c = counts.get(u.kind) ?? { units: 0, items: 0 };
+    c.units++;
+    c.items += u.items.length;
+    counts.set(u.kind, c);
+    units.delete(k);
+  }
+  return [...counts].map(([kind, c]) => ({ kind, side, ...c }));
+}
+
+/** A rule in somebody else's chain that jumps into kube-proxy's (`-A PREROUTING … -j KUBE-SERVICES`). */
+const INTO_KUBE = /(?:^|\s)-[jg]\s+KUBE-|\b(?:jump|goto)\s+KUBE-/;
+
+/**
+ * Across proxy modes, each mode's own rules differ wholesale: kube-proxy's units (its chains, sets,
+ * table, virtual servers) and the rules that jump into them are set aside and counted; what other
+ * software wrote is still compared rule by rule.
+ */
+function dropProxyRules(units: Map<string, Unit>): number {
+  let n = 0;
+  for (const [k, u] of units) {
+    if (u.kubeProxy) {
+      n += u.items.length;
+      units.delete(k);
+      continue;
+    }
+    const keep = u.items.filter((it) => !INTO_KUBE.test(it.text));
+    n += u.items.length - keep.length;
+    // An empty built-in chain says nothing across modes (the other side may have no iptables-save at all).
+    if (keep.length === 0) units.delete(k);
+    else u.items.splice(0, u.items.length, ...keep);
+  }
+  return n;
 }

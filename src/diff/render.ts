@@ -28,6 +28,11 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
   const max = opts.maxRules ?? 20;
   const out: string[] = [];
   const svc = d.services;
+  if (d.modes) {
+    // Said once: the proxy mode changed; the Services are still compared, by what both modes show.
+    out.push(c.bold(`Proxy mode: ${d.modes.old.join('+')} → ${d.modes.new.join('+')} (not part of a Service's identity: Services compared by what both modes' dumps show)`));
+    for (const n of d.modes.notCompared) out.push(c.dim(`  not compared: ${n.what} — ${n.why}`));
+  }
   out.push(
     c.bold(
       `Services: ${svc.added.length} added, ${svc.removed.length} removed, ${svc.changed.length} changed, ${svc.unchanged} unchanged` +
@@ -51,6 +56,10 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
       (ex.added + ex.removed + ex.moved ? c.dim(` (${ex.added} added, ${ex.removed} removed, ${ex.moved} moved rules/members belong to the Services above)`) : ''),
   );
   for (const u of r.unexplained) out.push(...unitLines(u, c, max));
+  if (r.proxyRules) out.push(c.dim(`kube-proxy's own rules differ with the mode (${r.proxyRules.old} old, ${r.proxyRules.new} new rules/members/virtual servers): not compared one by one`));
+  for (const o of r.oneSided ?? []) {
+    out.push(c.dim(`${o.kind.split('-')[0]} rules only in the ${o.side} dumps (${o.items} in ${o.units} chain${o.units === 1 ? '' : 's'}/set${o.units === 1 ? '' : 's'}): the other side has no such dump, so not compared`));
+  }
   return out.join('\n') + '\n';
 }
 

@@ -62,7 +62,7 @@ export function toRuleset(doc: SynDocument, file: string, diagnostics: Diagnosti
     if (!t.implicit) delete (table as { implicit?: boolean }).implicit;
     return table;
   });
-  return { tables, unsupported: doc.unsupported };
+  return { tables, unsupported: doc.unsupported, ...(doc.nftVersion ? { nftVersion: { ...doc.nftVersion, file } } : {}) };
 }
 
 export function countsOf(r: NftRuleset): Record<string, number> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Cluster } from './cluster.js';
 import { writeIptablesSave } from './iptables.js';
 import { ipsetList, ipsetSave, ipvsIpAddr, ipvsState, writeIpvsadmLn, writeIpvsIptablesSave } from './ipvs.js';
-import { writeNftListing, writeNftScript } from './nft.js';
+import { type NftOptions, writeNftListing, writeNftScript } from './nft.js';
 import { ipAddr, ipRoute } from './node.js';
 import { groundTruth, truthJson } from './truth.js';
 import { collect, type Sink } from './util.js';
@@ -31,7 +31,7 @@ function toFile(path: string, produce: (sink: Sink) => void): void {
  * written. `loadForms` also writes what the real tools load (`ipset-save.txt` for `ipset restore`,
  * `nft-script.nft` for `nft -f`) — not part of a bundle, since they repeat what the listings say.
  */
-export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { loadForms?: boolean; api?: ApiObjectsOptions } = {}): string[] {
+export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { loadForms?: boolean; api?: ApiObjectsOptions; nft?: NftOptions } = {}): string[] {
   mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   const put = (name: string, produce: (sink: Sink) => void) => {
@@ -50,8 +50,8 @@ export function writeBundle(cluster: Cluster, mode: Mode, dir: string, opts: { l
     if (opts.loadForms) put('ipset-save.txt', (s) => s(ipsetSave(cluster, state)));
     put('ip-addr.txt', (s) => s(ipvsIpAddr(cluster, state)));
   } else {
-    put('nft-ruleset.txt', (s) => writeNftListing(cluster, {}, s));
-    if (opts.loadForms) put('nft-script.nft', (s) => writeNftScript(cluster, {}, s));
+    put('nft-ruleset.txt', (s) => writeNftListing(cluster, opts.nft ?? {}, s));
+    if (opts.loadForms) put('nft-script.nft', (s) => writeNftScript(cluster, opts.nft ?? {}, s));
     put('ip-addr.txt', (s) => s(ipAddr(cluster)));
   }
   put('ip-route.txt', (s) => s(ipRoute(cluster)));

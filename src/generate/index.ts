@@ -3,6 +3,7 @@ export * from './cluster.js';
 export * from './iptables.js';
 export * from './ipvs.js';
 export * from './nft.js';
+export * from './nft-layout.js';
 export * from './node.js';
 export * from './truth.js';
 export * from './bundle.js';

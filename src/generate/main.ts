@@ -2,18 +2,24 @@
 /**
  * node dist/src/generate/main.js --services 10000 --seed 1 --mode iptables|ipvs|nftables --out DIR
  *   [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms] [--api] [--drift K,K…]
+ *   [--kube-proxy-version V | --nft-layout L] [--nodeport-addresses primary|all]
  * --api also writes api-objects.json (kubectl get svc,endpointslices,nodes,pods -A -o json); --drift makes it
  * disagree with the dumps (kinds: DRIFTS in api-objects.ts).
  * --load-forms also writes ipset-save.txt / nft-script.nft, the forms `ipset restore` and `nft -f` load.
+ * --kube-proxy-version (1.29 … 1.37, `v1.31.4`) or --nft-layout (one of NFT_LAYOUTS) picks the nftables
+ * layout kube-proxy of that release writes (nft-layout.ts); --nodeport-addresses overrides its default.
  */
 import { generateCluster } from './cluster.js';
 import { type Mode, writeBundle } from './bundle.js';
 import { DRIFTS, type DriftOption } from './api-objects.js';
+import { NFT_LAYOUTS, type NftLayoutId } from './nft-layout.js';
+import { type NftOptions, nftLayoutOf } from './nft.js';
 
 function usage(msg?: string): never {
   if (msg) process.stderr.write(`kpx-generate: ${msg}\n`);
   process.stderr.write(
-    'usage: main.js --services N --seed S --mode iptables|ipvs|nftables --out DIR [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms] [--api] [--drift K,K…]\n',
+    'usage: main.js --services N --seed S --mode iptables|ipvs|nftables --out DIR [--family 4|6] [--cni flannel|calico] [--nodes N] [--big-service N] [--no-shapes] [--load-forms] [--api] [--drift K,K…]' +
+      ` [--kube-proxy-version V | --nft-layout ${NFT_LAYOUTS.join('|')}] [--nodeport-addresses primary|all]\n`,
   );
   process.exit(2);
 }
@@ -53,6 +59,22 @@ const family = num(args.family, 'family', 4);
 if (family !== 4 && family !== 6) usage('--family must be 4 or 6');
 const cni = (args.cni ?? 'flannel') as 'flannel' | 'calico';
 if (cni !== 'flannel' && cni !== 'calico') usage('--cni must be flannel or calico');
+const nft: NftOptions = {};
+if (typeof args['kube-proxy-version'] === 'string') nft.kubeProxyVersion = args['kube-proxy-version'];
+if (typeof args['nft-layout'] === 'string') {
+  if (!(NFT_LAYOUTS as readonly string[]).includes(args['nft-layout'])) usage(`unknown --nft-layout ${args['nft-layout']} (one of ${NFT_LAYOUTS.join(', ')})`);
+  nft.nftLayout = args['nft-layout'] as NftLayoutId;
+}
+const npa = args['nodeport-addresses'];
+if (npa !== undefined) {
+  if (npa !== 'primary' && npa !== 'all') usage('--nodeport-addresses must be primary or all');
+  nft.nodePortAddresses = npa;
+}
+try {
+  nftLayoutOf(nft);
+} catch (e) {
+  usage((e as Error).message);
+}
 const started = Date.now();
 const cluster = generateCluster({
   seed: num(args.seed, 'seed', 1),
@@ -66,7 +88,7 @@ const cluster = generateCluster({
 const drift = typeof args.drift === 'string' ? args.drift.split(',').filter(Boolean) : [];
 for (const d of drift) if (!(DRIFTS as readonly string[]).includes(d)) usage(`unknown --drift ${d} (one of ${DRIFTS.join(', ')})`);
 const api = args.api === true || drift.length > 0 ? { drift: drift as DriftOption[] } : undefined;
-const files = writeBundle(cluster, mode, args.out, { loadForms: args['load-forms'] === true, ...(api ? { api } : {}) });
+const files = writeBundle(cluster, mode, args.out, { loadForms: args['load-forms'] === true, ...(api ? { api } : {}), nft });
 const ports = cluster.syncOrder.length;
 process.stderr.write(
   `kpx-generate: ${cluster.services.length} services, ${ports} service ports, ${cluster.totalEndpoints} endpoints, ${cluster.nodes.length} nodes → ${args.out} (${files.join(', ')}) in ${Date.now() - started} ms\n`,

@@ -111,6 +111,12 @@ export interface ProblemFields {
   /** role: the service-ips element's chain role for a non-cluster address (service, local). */
   'nft-address-internal-chain': { address: string; role: string; clusterIP: string | undefined };
   'nft-cluster-ip-external-chain': { address: string };
+  /**
+   * No cluster-ips set nor cluster-ips-check (kube-proxy 1.29): of the addresses only a no-endpoint
+   * map names, the one inside `range` (the smallest prefix holding every cluster IP the table
+   * dispatches) is taken for the cluster IP. A note, not a fault.
+   */
+  'nft-cluster-ip-inferred': { address: string; range: string; others: string[] };
   'nft-chain-target-absent': { chain: string; target: string };
   'nft-external-no-goto': { chain: string };
   'nft-firewall-no-drop': { chain: string };
@@ -135,6 +141,7 @@ export function problem<K extends ProblemCode>(code: K, fields: ProblemFields[K]
  * already in. They do not turn a healthy Service port into a partial one.
  */
 const NOTES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'nft-cluster-ip-inferred',
   'share-hidden',
   'affinity-hidden',
   // IPVS problems are notes, as they were when they were sentences (their states come from NoEndpointFacts).

@@ -1,5 +1,8 @@
 /**
- * kube-proxy nftables mode → Service ports (kubernetes pkg/proxy/nftables/proxier.go, 1.29–1.33).
+ * kube-proxy nftables mode → Service ports (kubernetes pkg/proxy/nftables/proxier.go), every layout
+ * from 1.29 to 1.37 (src/generate/nft-layout.ts says what changed when): the names of maps, sets and
+ * per-Service chains never changed; what a service chain holds did (a numgen vmap to endpoint chains,
+ * from 1.36 a numgen DNAT map, from 1.37 a plain DNAT for a lone endpoint), and 1.29 has no cluster-ips.
  *
  * Each `table ip kube-proxy` / `table ip6 kube-proxy` (and a pasted fragment without a table
  * header that holds kube-proxy objects) is read on its own:
@@ -474,11 +477,13 @@ function resolveTable(t: NftTable, snapshot: NodeSnapshot): Resolution {
   const services: ServicePort[] = [];
   const clusterRanges = clusterIPRanges(ctx);
   const clusterIPSet = new Set(ctx.sets.get(nftNames.clusterIPsSet)?.elements.map((e) => e.key[0]) ?? []);
+  // 1.29 wrote neither the cluster-ips set nor cluster-ips-check: the cluster IPs it dispatches bound a range.
+  const inferredRange = clusterIPSet.size === 0 && clusterRanges.length === 0 ? dispatchedClusterRange(groups.values()) : undefined;
   for (const g of groups.values()) {
     const chainsOfGroup = Object.values(g.chains).filter((c): c is NftChain => c !== undefined);
     const live = g.referenced || (reachable !== undefined && chainsOfGroup.some((c) => reachable.has(c.name)));
     if (!live) continue;
-    const sp = servicePortOf(ctx, g, { clusterIPSet, clusterRanges, hints: kindHints.get(g) });
+    const sp = servicePortOf(ctx, g, { clusterIPSet, clusterRanges, inferredRange, hints: kindHints.get(g) });
     for (const name of Object.values(sp.chains)) claimed.add(name);
     services.push(sp);
   }
@@ -530,6 +535,31 @@ function reachableChains(ctx: Ctx): Set<string> | undefined {
     for (const r of c.rules) for (const ref of ruleChainRefs(r, ctx.sets)) if (!seen.has(ref)) todo.push(ref);
   }
   return seen;
+}
+
+/** The smallest prefix holding every address a service-ips element sends to a service-/local- chain (≥ 2 of one family). */
+function dispatchedClusterRange(groups: Iterable<Group>): Cidr | undefined {
+  let lo: bigint | undefined;
+  let hi: bigint | undefined;
+  let family: 4 | 6 | undefined;
+  let n = 0;
+  for (const g of groups) {
+    for (const e of g.ips.values()) {
+      if (e.target !== 'service' && e.target !== 'local') continue;
+      const ip = parseIp(e.ip);
+      if (!ip || (family !== undefined && ip.family !== family)) return undefined;
+      family = ip.family;
+      lo = lo === undefined || ip.value < lo ? ip.value : lo;
+      hi = hi === undefined || ip.value > hi ? ip.value : hi;
+      n++;
+    }
+  }
+  if (n < 2 || lo === undefined || hi === undefined || family === undefined) return undefined;
+  const bits = family === 4 ? 32 : 128;
+  let prefix = bits;
+  while (prefix > 0 && lo >> BigInt(bits - prefix) !== hi >> BigInt(bits - prefix)) prefix--;
+  const network = (lo >> BigInt(bits - prefix)) << BigInt(bits - prefix);
+  return { family, network, prefix };
 }
 
 /** `ip daddr 10.96.0.0/16 drop` in cluster-ips-check: the Service CIDR(s). */
@@ -593,7 +623,15 @@ function readBalancing(ctx: Ctx, chain: NftChain): BalanceRead {
   }
   if (numgens.length > 1) out.problems.push(problem('nft-numgen-several', { chain: chain.name, rules: numgens.length }));
   const ng = numgens[0];
-  if (!ng) return out;
+  if (!ng) {
+    // 1.37+ (PR #140723): a lone endpoint without affinity is a plain `dnat to IP:PORT` in the service chain.
+    const d = out.affinity.length === 0 ? dnatOf(chain) : undefined;
+    if (d) {
+      out.mod = 1;
+      out.targets = [{ ip: d.ip, port: d.port, keys: 1, evidence: [ruleEvidence(ctx, chain, d.rule)] }];
+    }
+    return out;
+  }
   out.mod = ng.mod;
   const ruleEv = ruleEvidence(ctx, chain, ng.rule);
   const byTarget = new Map<string, BalanceRead['targets'][number]>();
@@ -695,6 +733,8 @@ function sourceRangeText(text: string): string {
 interface BuildOpts {
   clusterIPSet: Set<string>;
   clusterRanges: Cidr[];
+  /** The smallest prefix holding every cluster IP the table dispatches (tables without cluster-ips). */
+  inferredRange?: Cidr;
   hints?: Map<string, 'external' | 'loadbalancer'>;
 }
 
@@ -740,6 +780,17 @@ function servicePortOf(ctx: Ctx, g: Group, opts: BuildOpts): ServicePort {
     const ip = parseIp(e.ip);
     return ip && opts.clusterRanges.some((c) => cidrContains(c, ip));
   })?.ip;
+  if (clusterIP === undefined && opts.inferredRange && entries.length > 1) {
+    const range = opts.inferredRange;
+    const inside = entries.filter((e) => {
+      const ip = parseIp(e.ip);
+      return e.target === undefined && ip && cidrContains(range, ip);
+    });
+    if (inside.length === 1) {
+      clusterIP = inside[0].ip;
+      problems.push(problem('nft-cluster-ip-inferred', { address: clusterIP, range: formatCidr(range), others: entries.filter((e) => e.ip !== clusterIP).map((e) => e.ip) }));
+    }
+  }
   const masq = svcRead?.masq ?? localRead?.masq;
   if (masq?.ip && clusterIP && masq.ip !== clusterIP) problems.push(problem('nft-masquerade-address', { chain: (svcRead?.masq ? svcChain : localChain)!.name, address: masq.ip, clusterIP }));
   clusterIP ??= masq?.ip;

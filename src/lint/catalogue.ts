@@ -15,8 +15,17 @@ import { RULES } from './index.js';
 
 const GENERATED = '<!-- Generated from src/lint/rules/*.ts by src/lint/catalogue.ts. Do not edit by hand. -->';
 
-/** The index page: every rule with its severity and what it finds, linking to its page. */
+const ruleTable = (rules: readonly LintRule[]) => [
+  '| rule | severity | finds |',
+  '| --- | --- | --- |',
+  ...rules.map((r) => `| [\`${r.id}\`](${r.id}.md) | ${r.meta.severity} | ${r.meta.description.replace(/\|/g, '\\|')} |`),
+  '',
+];
+
+/** The index page: every rule with its severity and what it finds, linking to its page; `kpx lint`'s rules, then `kpx migrate-check`'s. */
 export function renderCatalogueIndex(rules: readonly LintRule[] = RULES): string {
+  const lint = rules.filter((r) => (r.meta.category ?? 'lint') === 'lint');
+  const migration = rules.filter((r) => r.meta.category === 'migration');
   return [
     GENERATED,
     '',
@@ -26,10 +35,10 @@ export function renderCatalogueIndex(rules: readonly LintRule[] = RULES): string
     'run a subset with `--rule ID`, skip rules with `--disable ID`. SARIF rule ids are `kpx/ID`.',
     '`kpx lint --list-rules --rule ID` prints a rule\'s page in the terminal.',
     '',
-    '| rule | severity | finds |',
-    '| --- | --- | --- |',
-    ...rules.map((r) => `| [\`${r.id}\`](${r.id}.md) | ${r.meta.severity} | ${r.meta.description.replace(/\|/g, '\\|')} |`),
-    '',
+    ...ruleTable(lint),
+    ...(migration.length
+      ? ['## Migration checks', '', '`kpx migrate-check --to nftables` runs these (and only these), with the same options and outputs', '([the command](../commands/migrate-check.md)); `kpx migrate-check --list-rules --rule ID` prints one.', '', ...ruleTable(migration)]
+      : []),
   ].join('\n');
 }
 

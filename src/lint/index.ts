@@ -54,6 +54,16 @@ import conntrackNoEndpoints from './rules/conntrack-no-endpoints.js';
 import conntrackTableFull from './rules/conntrack-table-full.js';
 import conntrackInsertFailed from './rules/conntrack-insert-failed.js';
 import conntrackIpvsStaleRealServer from './rules/conntrack-ipvs-stale-real-server.js';
+import migrateLocalhostNodeports from './rules/migrate-localhost-nodeports.js';
+import migrateNodeportAddresses from './rules/migrate-nodeport-addresses.js';
+import migrateForeignKubeReferences from './rules/migrate-foreign-kube-references.js';
+import migrateCtInvalidDrop from './rules/migrate-ct-invalid-drop.js';
+import migrateIpvsScheduling from './rules/migrate-ipvs-scheduling.js';
+import migrateIpvsPersistence from './rules/migrate-ipvs-persistence.js';
+import migrateIpvsBoundVips from './rules/migrate-ipvs-bound-vips.js';
+import migrateNftablesRequirements from './rules/migrate-nftables-requirements.js';
+import migrateNftablesScale from './rules/migrate-nftables-scale.js';
+import migrateUnchanged from './rules/migrate-unchanged.js';
 
 export const RULES: readonly LintRule[] = [
   danglingJump,
@@ -107,11 +117,27 @@ export const RULES: readonly LintRule[] = [
   conntrackTableFull,
   conntrackInsertFailed,
   conntrackIpvsStaleRealServer,
+  // `kpx migrate-check --to nftables` (category 'migration').
+  migrateLocalhostNodeports,
+  migrateNodeportAddresses,
+  migrateForeignKubeReferences,
+  migrateCtInvalidDrop,
+  migrateIpvsScheduling,
+  migrateIpvsPersistence,
+  migrateIpvsBoundVips,
+  migrateNftablesRequirements,
+  migrateNftablesScale,
+  migrateUnchanged,
 ];
+
+/** The rules `kpx lint` runs: what is wrong with this node. */
+export const LINT_RULES: readonly LintRule[] = RULES.filter((r) => (r.meta.category ?? 'lint') === 'lint');
+/** The rules `kpx migrate-check --to nftables` runs: what will behave differently in nftables mode. */
+export const MIGRATION_RULES: readonly LintRule[] = RULES.filter((r) => r.meta.category === 'migration');
 
 export const RULES_BY_ID: ReadonlyMap<string, LintRule> = new Map(RULES.map((r) => [r.id, r]));
 
-export type { Finding, LintRule, Related, Severity, RuleMeta } from './rule.js';
+export type { Finding, LintRule, Related, Severity, RuleMeta, RuleCategory } from './rule.js';
 export { createRule } from './rule.js';
 export type { LintContext } from './context.js';
 export { buildContext } from './context.js';

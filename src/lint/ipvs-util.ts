@@ -36,3 +36,16 @@ export function serviceOfVs(ctx: LintContext, key: string): { service?: string }
   const s = ctx.serviceOfVirtualServer(key);
   return s ? { service: ctx.serviceLabel(s) } : {};
 }
+
+/** Virtual servers grouped by the Service port they belong to (a virtual server kpx cannot tie to one stands alone). */
+export function byServicePort(ctx: LintContext, list: readonly { key: string; vs: VirtualServer }[]): { service?: string; items: { key: string; vs: VirtualServer }[] }[] {
+  const groups = new Map<unknown, { service?: string; items: { key: string; vs: VirtualServer }[] }>();
+  for (const it of list) {
+    const s = ctx.serviceOfVirtualServer(it.key);
+    const k = s ?? it.key;
+    const g = groups.get(k) ?? { ...(s ? { service: ctx.serviceLabel(s) } : {}), items: [] };
+    g.items.push(it);
+    groups.set(k, g);
+  }
+  return [...groups.values()];
+}

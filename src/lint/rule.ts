@@ -39,7 +39,7 @@ export interface Finding {
 }
 
 /** Inputs a rule cannot judge without; when one is missing the rule is not run and says so. */
-export type RequiredInput = 'routes' | 'addresses' | 'links' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'k8s-api' | 'conntrack' | 'conntrack-stats';
+export type RequiredInput = 'routes' | 'addresses' | 'links' | 'sysctl' | 'ipsets' | 'ipvs' | 'kube-proxy-log' | 'kube-proxy-config' | 'k8s-api' | 'conntrack' | 'conntrack-stats' | 'kernel' | 'iptables';
 
 export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   routes: '`ip route`',
@@ -53,9 +53,19 @@ export const REQUIRED_INPUT_LABEL: Readonly<Record<RequiredInput, string>> = {
   'k8s-api': "the API's objects (`kubectl get svc,endpointslices,nodes,pods -A -o json`)",
   conntrack: '`conntrack -L` (or /proc/net/nf_conntrack)',
   'conntrack-stats': '`conntrack -S`',
+  kernel: '`uname -r` (or `uname -a`)',
+  iptables: '`iptables-save`',
 };
 
+/**
+ * Which command runs a rule: `lint` (what is wrong with this node), or `migrate-check` (what will
+ * behave differently once kube-proxy runs in another mode). One catalogue, one machinery.
+ */
+export type RuleCategory = 'lint' | 'migration';
+
 export interface RuleMeta {
+  /** Default 'lint'; 'migration' rules run only in `kpx migrate-check`. */
+  readonly category?: RuleCategory;
   /** One line: what the rule finds. */
   readonly description: string;
   readonly severity: Severity;

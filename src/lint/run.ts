@@ -8,7 +8,7 @@ import { resolveServices } from '../kube/resolve.js';
 import { buildContext, type LintContext } from './context.js';
 import { formatMessage, severityRank, type Finding, type LintRule, type Report, type RequiredInput, type RuleContext, type Severity } from './rule.js';
 import { findingFingerprint, type FingerprintFields } from './fingerprint.js';
-import { RULES } from './index.js';
+import { LINT_RULES } from './index.js';
 
 export type SeveritySetting = Severity | 'off';
 
@@ -20,7 +20,7 @@ export interface LintOptions {
   readonly severities?: Readonly<Record<string, SeveritySetting>>;
   /** Use this resolution instead of resolving again (callers that already have one). */
   readonly resolution?: Resolution;
-  /** The rule set (default: every registered rule). */
+  /** The rule set (default: the lint rules; `kpx migrate-check` passes the migration rules). */
   readonly rules?: readonly LintRule[];
 }
 
@@ -49,7 +49,7 @@ export interface LintResult {
 
 /** Which rules run, given --rule/--disable and the config's severities. */
 export function selectRules(opts: LintOptions): LintRule[] {
-  const all = opts.rules ?? RULES;
+  const all = opts.rules ?? LINT_RULES;
   const only = opts.only && opts.only.length ? new Set(opts.only) : undefined;
   const disabled = new Set(opts.disable ?? []);
   return all.filter((r) => (!only || only.has(r.id)) && !disabled.has(r.id) && opts.severities?.[r.id] !== 'off');
@@ -84,6 +84,8 @@ export function missingInputs(ctx: LintContext, rule: LintRule): RequiredInput[]
     'k8s-api': s.api !== undefined,
     conntrack: (s.conntrack?.tables.length ?? 0) > 0,
     'conntrack-stats': (s.conntrack?.stats.length ?? 0) > 0,
+    kernel: s.kernel !== undefined,
+    iptables: s.rulesets.length > 0,
   };
   return (rule.meta.requires ?? []).filter((r) => !has[r]);
 }

@@ -13,6 +13,8 @@ export interface NftRuleset {
   readonly tables: readonly NftTable[];
   /** Lines kept out of the model: paste noise, unsupported objects (flowtables, named counters…). */
   readonly unsupported: readonly { readonly line: number; readonly text: string; readonly reason: string }[];
+  /** The nft that printed it, from `nft -j list ruleset`'s metainfo (the text listing does not say). */
+  readonly nftVersion?: { readonly version: string; readonly file: string; readonly line: number };
 }
 
 export interface NftTable {

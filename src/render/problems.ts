@@ -87,6 +87,7 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
   'nft-masquerade-port': (p) => `service chain masquerade rule matches port ${p.port}, but the map elements use port ${p.mapPort}`,
   'nft-address-internal-chain': (p) => `${p.address} goes to the ${p.role} chain, like the cluster IP ${p.clusterIP}`,
   'nft-cluster-ip-external-chain': (p) => `the cluster IP ${p.address} goes to the external chain`,
+  'nft-cluster-ip-inferred': (p) => `cluster IP ${p.address} inferred: the only one of its addresses inside ${p.range}, where every other cluster IP of the table is (no cluster-ips set before kube-proxy 1.30; ${p.others.join(', ')} taken as external)`,
   'nft-chain-target-absent': (p) => `${p.chain} goes to ${p.target}, which is not in the dump`,
   'nft-external-no-goto': (p) => `${p.chain} ends without a goto to a service or local chain: external traffic gets no endpoint`,
   'nft-firewall-no-drop': (p) => `${p.chain} has no \`saddr != { … } drop\` rule: loadBalancerSourceRanges are not enforced`,

@@ -17,6 +17,7 @@ import {
   ipsetSave,
   ipvsIptablesSave,
   ipvsState,
+  NFT_LAYOUTS,
   nftListing,
   nftScript,
 } from '../../src/generate/index.js';
@@ -69,6 +70,28 @@ describe.runIf(canRun)('generated dumps load into the real tools unchanged', () 
           expect(back).toBe(listing);
         });
       });
+    }
+  }
+
+  // Every kube-proxy nftables layout since 1.29 (src/generate/nft-layout.ts), both --nodeport-addresses forms.
+  for (const layout of NFT_LAYOUTS.filter((l) => l !== '1.30')) {
+    for (const family of [4, 6] as const) {
+      for (const c of [CASES[0], CASES[3]]) {
+        it(`nft -f then nft list table equals the listing form, kube-proxy ${layout} layout, IPv${family}: ${c.label}`, async () => {
+          const cluster = generateCluster({ ...c.opts, family });
+          for (const nodePortAddresses of ['primary', 'all'] as const) {
+            const opts = { nftLayout: layout, nodePortAddresses };
+            const script = nftScript(cluster, opts);
+            const listing = nftListing(cluster, opts);
+            await withNetns('gen-nftl', (ns) => {
+              const r = ns.run('nft', ['-f', '-'], script);
+              expect(r.stderr).toBe('');
+              expect(r.status).toBe(0);
+              expect(ns.exec('nft', ['list', 'table', family === 6 ? 'ip6' : 'ip', 'kube-proxy'])).toBe(listing);
+            });
+          }
+        });
+      }
     }
   }
 

@@ -21,7 +21,10 @@ describe('the rule catalogue in docs/rules/', () => {
 
   it('lists every rule with its severity, description and docs (with a fix)', () => {
     const index = renderCatalogue().get('README.md')!;
-    expect(RULES.length).toBeGreaterThanOrEqual(51);
+    // 51 lint rules and the 10 checks of `kpx migrate-check` (category 'migration').
+    expect(RULES.length).toBe(61);
+    expect(RULES.filter((r) => r.meta.category === 'migration').length).toBe(10);
+    for (const r of RULES.filter((x) => x.meta.category === 'migration')) expect(index.indexOf(`[\`${r.id}\`]`)).toBeGreaterThan(index.indexOf('## Migration checks'));
     for (const r of RULES) {
       expect(index).toContain(`| [\`${r.id}\`](${r.id}.md) | ${r.meta.severity} |`);
       expect(renderCatalogue().get(`${r.id}.md`)).toContain(`# ${r.id}\n`);

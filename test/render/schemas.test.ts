@@ -21,6 +21,7 @@ import { inspectAction } from '../../src/cli/commands/inspect.js';
 import { reverseAction } from '../../src/cli/commands/reverse.js';
 import { dumpAction } from '../../src/cli/commands/dump.js';
 import { diffAction } from '../../src/cli/commands/diff.js';
+import { migrateCheckAction } from '../../src/cli/commands/migrate-check.js';
 import { schemaAction } from '../../src/cli/commands/schema.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples', import.meta.url));
@@ -114,6 +115,7 @@ describe('every JSON output validates against its schema', () => {
       expect((noProto.traces as unknown[]).length).toBeGreaterThanOrEqual(1);
 
       check('lint', await stdoutOf(() => lintAction([dir], { output: 'json', failOn: 'never' })), `${name}: lint`);
+      check('lint', await stdoutOf(() => migrateCheckAction([dir], { output: 'json', failOn: 'never' })), `${name}: migrate-check`);
       check('inspect', await stdoutOf(() => inspectAction([dir], { output: 'json' }), [0, 1]), `${name}: inspect`);
       const ep = list.find((s) => s.endpoints.length > 0)!.endpoints[0].ip;
       const rev = check('reverse', await stdoutOf(() => reverseAction(ep, { input: [dir], output: 'json' })), `${name}: reverse ${ep}`);

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
-import { RULES, RULES_BY_ID } from '../../lint/index.js';
+import { LINT_RULES } from '../../lint/index.js';
+import type { LintRule } from '../../lint/rule.js';
+import type { NodeSnapshot } from '../../model/snapshot.js';
+import type { LintResult } from '../../lint/run.js';
 import { applyBaseline, failsAt, lintSnapshot, summarize, type BaselineEntry } from '../../lint/run.js';
 import { ConfigError, parseConfig, type LintConfig } from '../../lint/config.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
@@ -49,23 +52,38 @@ export function readBaseline(path: string): BaselineEntry[] {
   );
 }
 
+/** What differs between `kpx lint` and `kpx migrate-check`: the rules, the question, the first line. */
+export interface FindingsCommand {
+  readonly name: 'lint' | 'migrate-check';
+  readonly rules: readonly LintRule[];
+  /** For "cannot tell": what could not be answered. */
+  readonly question: string;
+  /** Text output only: the answer's first line, from the findings (migrate-check). */
+  heading?(snapshot: NodeSnapshot, shown: LintResult['summary'], skipped: number): string | undefined;
+}
+
 export async function lintAction(inputs: string[], opts: LintCliOptions): Promise<number> {
+  return findingsAction(inputs, opts, { name: 'lint', rules: LINT_RULES, question: 'what is wrong with this dataplane' });
+}
+
+/** The lint machinery behind `kpx lint` and `kpx migrate-check`: inputs, config, baseline, outputs, exit code. */
+export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd: FindingsCommand): Promise<number> {
   const c = chalkInit(colorEnabled(opts));
+  const byId = new Map(cmd.rules.map((r) => [r.id, r]));
+  const unknown = (id: string) => new UsageError(`unknown rule ${id} (kpx ${cmd.name} --list-rules lists them)`);
   if (opts.listRules) {
     // `--list-rules --rule ID`: that rule's whole documentation (why, the fix, an example); otherwise the one-line catalogue.
-    for (const id of opts.rule ?? []) if (!RULES_BY_ID.has(id)) throw new UsageError(`unknown rule ${id} (kpx lint --list-rules lists them)`);
-    const chosen = opts.rule?.length ? RULES.filter((r) => opts.rule!.includes(r.id)) : RULES;
+    for (const id of opts.rule ?? []) if (!byId.has(id)) throw unknown(id);
+    const chosen = opts.rule?.length ? cmd.rules.filter((r) => opts.rule!.includes(r.id)) : cmd.rules;
     if (opts.output === 'json') process.stdout.write(renderJson(versioned('lint-rules', { rules: chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs })) })));
     else process.stdout.write(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
     return ExitCode.Ok;
   }
-  for (const id of [...(opts.rule ?? []), ...(opts.disable ?? [])]) {
-    if (!RULES_BY_ID.has(id)) throw new UsageError(`unknown rule ${id} (kpx lint --list-rules lists them)`);
-  }
+  for (const id of [...(opts.rule ?? []), ...(opts.disable ?? [])]) if (!byId.has(id)) throw unknown(id);
   let config: LintConfig = { severities: {}, disable: [] };
   if (opts.config) {
     try {
-      config = parseConfig(readText(opts.config, '--config'), opts.config, new Set(RULES_BY_ID.keys()));
+      config = parseConfig(readText(opts.config, '--config'), opts.config, new Set(byId.keys()));
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
       throw e;
@@ -76,26 +94,29 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
   const snapshot = await loadFromOptions(inputs, opts, opts.output === 'text');
   // Said first: what could not be used (the rest is linted), or that nothing can be.
   reportInputProblems(snapshot);
-  const unknown = cannotTell(snapshot, 'what is wrong with this dataplane');
-  if (unknown) {
-    process.stderr.write(unknown + '\n');
+  const cannot = cannotTell(snapshot, cmd.question);
+  if (cannot) {
+    process.stderr.write(cannot + '\n');
     return ExitCode.CannotTell;
   }
-  const result = await lintSnapshot(snapshot, { only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
+  const result = await lintSnapshot(snapshot, { rules: cmd.rules, only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
   const findings = baseline ? applyBaseline(result.findings, baseline) : [...result.findings];
-  const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: RULES };
+  const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: cmd.rules };
   switch (opts.output) {
     case 'json':
       process.stdout.write(renderLintJson(report));
       break;
     case 'sarif':
-      process.stdout.write(renderSarif(findings, RULES.filter((r) => result.rules.includes(r.id)), { version: VERSION }));
+      process.stdout.write(renderSarif(findings, cmd.rules.filter((r) => result.rules.includes(r.id)), { version: VERSION }));
       break;
     case 'github':
       process.stdout.write(renderLintGithub(report));
       break;
-    default:
+    default: {
+      const head = cmd.heading?.(snapshot, report.summary, result.skipped.length);
+      if (head) process.stdout.write(`${c.bold(head)}\n\n`);
       process.stdout.write(renderLintText(report, c));
+    }
   }
   if (baseline && opts.output === 'text') process.stderr.write(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);
   return failsAt(findings, opts.failOn) ? ExitCode.Findings : ExitCode.Ok;

@@ -51,40 +51,41 @@ const summary = obj({
 const endpointRef = obj({ address: str, local: nullable(bool), probability: nullable(num) });
 const ruleRef = obj({ text: str, file: str, line: int });
 const side = obj({ name: str, files: arr(str), servicePorts: int });
+const unitKind = oneOfStr('iptables-chain', 'nft-chain', 'nft-set', 'ipset', 'ipvs');
+
+/** Added within version 1: `modes` (a diff across proxy modes), endpoint `share` changes, `rules.proxyRules` / `rules.oneSided`. */
+const serviceChange = obj({
+  key: str,
+  old: summary,
+  new: summary,
+  fields: arr(obj({ field: str, old: {}, new: {} })),
+  endpointsAdded: arr(endpointRef),
+  endpointsRemoved: arr(endpointRef),
+  endpointsChanged: arr(obj({ address: str, field: oneOfStr('local', 'weight', 'share'), old: {}, new: {} })),
+});
+const unitChange = obj(
+  { kind: unitKind, unit: str, status: oneOfStr('added', 'removed', 'changed'), added: arr(ruleRef), removed: arr(ruleRef), moved: arr(ruleRef) },
+  { policy: obj({ old: nullable(str), new: nullable(str) }) },
+);
+const rules = obj(
+  { explained: obj({ added: int, removed: int, moved: int }), unexplained: arr(unitChange) },
+  { proxyRules: obj({ old: int, new: int }), oneSided: arr(obj({ kind: unitKind, side: oneOfStr('old', 'new'), units: int, items: int })) },
+);
+const modes = obj({ old: arr(str), new: arr(str), notCompared: arr(obj({ what: str, why: str })) });
 
 export const DIFF_SCHEMA = document(
   'diff',
   DIFF_VERSION,
   'kpx diff -o json',
-  obj({
-    old: side,
-    new: side,
-    services: obj({
-      added: arr(summary),
-      removed: arr(summary),
-      changed: arr(
-        obj({
-          key: str,
-          old: summary,
-          new: summary,
-          fields: arr(obj({ field: str, old: {}, new: {} })),
-          endpointsAdded: arr(endpointRef),
-          endpointsRemoved: arr(endpointRef),
-          endpointsChanged: arr(obj({ address: str, field: oneOfStr('local', 'weight'), old: {}, new: {} })),
-        }),
-      ),
-      unchanged: int,
-    }),
-    rules: obj({
-      explained: obj({ added: int, removed: int, moved: int }),
-      unexplained: arr(
-        obj(
-          { kind: oneOfStr('iptables-chain', 'nft-chain', 'nft-set', 'ipset', 'ipvs'), unit: str, status: oneOfStr('added', 'removed', 'changed'), added: arr(ruleRef), removed: arr(ruleRef), moved: arr(ruleRef) },
-          { policy: obj({ old: nullable(str), new: nullable(str) }) },
-        ),
-      ),
-    }),
-  }),
+  obj(
+    {
+      old: side,
+      new: side,
+      services: obj({ added: arr(summary), removed: arr(summary), changed: arr(serviceChange), unchanged: int }),
+      rules,
+    },
+    { modes },
+  ),
 );
 
 const frontend = obj({ kind: oneOfStr('clusterIP', 'nodePort', 'externalIP', 'loadBalancerIP'), address: nullable(str), port: int, protocol: str, probability: nullable(num), policy: oneOfStr('Cluster', 'Local') }, { note: str });

@@ -5,16 +5,29 @@
  * prints back, `nft list ruleset` read from the node namespace after loading (that is what a
  * user hands kpx), so kpx never sees the generator's own listing.
  */
-import { generateCluster, nftScript, type Cluster, type GenerateOptions, type NftOptions } from '../../../src/generate/index.js';
+import { generateCluster, nftLayoutOf, nftScript, type Cluster, type GenerateOptions, type NftLayoutId, type NftOptions } from '../../../src/generate/index.js';
 import type { OracleCase, OracleDump } from './compare.js';
 import { byShape, localPod, type OracleSuite } from './dumps.js';
 
 function generatedNft(name: string, opts: GenerateOptions, nft: NftOptions = {}): { cluster: Cluster; dump: OracleDump } {
   const cluster = generateCluster(opts);
+  const layout = nft.nftLayout ? `-kp${nft.nftLayout}` : '';
   return {
     cluster,
-    dump: { name, scenario: { nft: nftScript(cluster, nft), nodeAddresses: [cluster.node.ip], podCidr: cluster.clusterCIDR }, kpxReads: 'kernel-nft-listing' },
+    dump: { name: `${name}${layout}`, scenario: { nft: nftScript(cluster, nft), nodeAddresses: [cluster.node.ip], podCidr: cluster.clusterCIDR }, kpxReads: 'kernel-nft-listing' },
   };
+}
+
+/** Cases that rest on @cluster-ips / cluster-ips-check (kube-proxy ≥1.30). */
+const CLUSTER_IPS_CASE = /@cluster-ips|unallocated ClusterIP|filter-output-post-dnat/;
+
+/**
+ * The cases as the layout makes them: without cluster-ips (1.29) a ClusterIP port no Service has,
+ * or an unallocated ClusterIP, is neither rejected nor dropped — the packet passes unchanged.
+ */
+function forLayout(cases: OracleCase[], nft: NftOptions): OracleCase[] {
+  if (nftLayoutOf(nft).clusterIPs) return cases;
+  return cases.map((c) => (CLUSTER_IPS_CASE.test(c.label) ? { ...c, label: `${c.label.replace(/ → (REJECT|DROP).*$/, '')} → passes unchanged (no cluster-ips before 1.30)`, timeoutMs: 300, premise: { verdicts: ['PASS'] as const, outcomes: 1 } } : c));
 }
 
 /** An address inside the service CIDR that no Service has (kube-proxy: "Drop traffic to unallocated ClusterIPs"). */
@@ -28,14 +41,14 @@ function unallocatedClusterIP(c: Cluster): string {
 }
 
 /** Seed 501, IPv4, flannel: ClusterIP ladders (1, 2, 3, 7), REJECTs, NodePort (Cluster/Local), externalIPs, node, hairpin. */
-export function nftFlannelSuite(): OracleSuite {
+export function nftFlannelSuite(nft: NftOptions = {}): OracleSuite {
   const { cluster: c, dump } = generatedNft('nft-501-v4-flannel', {
     seed: 501,
     services: 14,
     family: 4,
     cni: 'flannel',
     shapes: ['kube-dns', 'single-endpoint', 'two-endpoints', 'three-endpoints', 'seven-endpoints', 'no-endpoints', 'nodeport', 'nodeport-no-endpoints', 'nodeport-local', 'nodeport-local-no-local-endpoints', 'external-ips'],
-  });
+  }, nft);
   const node = c.node.ip;
   const one = byShape(c, 'single-endpoint');
   const two = byShape(c, 'two-endpoints');
@@ -70,11 +83,11 @@ export function nftFlannelSuite(): OracleSuite {
     { label: 'nft501: externalIP, external', proto: 'tcp', dst: ext.externalIPs[0], dport: 80, from: 'external', premise: { verdicts: ['DNAT'], outcomes: 2, masquerade: true } },
     { label: 'nft501: hairpin, one of 3 endpoints calls its own Service', proto: 'tcp', dst: three.clusterIP, dport: 80, from: { ip: three.ports[0].endpoints[1].ip }, hairpin: true, premise: { verdicts: ['DNAT'], outcomes: 3 } },
   ];
-  return { dump, cases };
+  return { dump, cases: forLayout(cases, nft) };
 }
 
 /** Seed 502, IPv4, calico: LoadBalancer (plain, Local, source ranges), affinity first-packet odds, SCTP, UDP, internalTrafficPolicy. */
-export function nftCalicoSuite(): OracleSuite {
+export function nftCalicoSuite(nft: NftOptions = {}): OracleSuite {
   const { cluster: c, dump } = generatedNft('nft-502-v4-calico', {
     seed: 502,
     services: 16,
@@ -94,7 +107,7 @@ export function nftCalicoSuite(): OracleSuite {
       'internal-local-no-local-endpoints',
       'external-ips-no-endpoints',
     ],
-  });
+  }, nft);
   const lb = byShape(c, 'loadbalancer');
   const lbl = byShape(c, 'loadbalancer-local');
   const lbr = byShape(c, 'loadbalancer-source-ranges');
@@ -125,18 +138,18 @@ export function nftCalicoSuite(): OracleSuite {
     { label: 'nft502: internalTrafficPolicy Local without local endpoints → DROP', proto: 'tcp', dst: iln.clusterIP, dport: 80, from: { ip: pod }, timeoutMs: 400, premise: { verdicts: ['DROP'] } },
     { label: 'nft502: a port the Service does not have → REJECT (@cluster-ips)', proto: 'udp', dst: lb.clusterIP, dport: 81, from: 'external', premise: { verdicts: ['REJECT'] } },
   ];
-  return { dump, cases };
+  return { dump, cases: forLayout(cases, nft) };
 }
 
 /** Seed 503, IPv6, flannel. */
-export function nftIpv6Suite(): OracleSuite {
+export function nftIpv6Suite(nft: NftOptions = {}): OracleSuite {
   const { cluster: c, dump } = generatedNft('nft-503-v6-flannel', {
     seed: 503,
     services: 10,
     family: 6,
     cni: 'flannel',
     shapes: ['kube-dns', 'single-endpoint', 'two-endpoints', 'three-endpoints', 'nodeport', 'loadbalancer-source-ranges', 'no-endpoints', 'nodeport-local'],
-  });
+  }, nft);
   const node = c.node.ip;
   const two = byShape(c, 'two-endpoints');
   const three = byShape(c, 'three-endpoints');
@@ -159,18 +172,18 @@ export function nftIpv6Suite(): OracleSuite {
     { label: 'nft503 v6: ClusterIP port without a Service → REJECT via @cluster-ips', proto: 'tcp', dst: two.clusterIP, dport: 81, from: { ip: pod }, premise: { verdicts: ['REJECT'] } },
     { label: 'nft503 v6: ClusterIP from the node itself', proto: 'tcp', dst: one.clusterIP, dport: 80, from: 'node', premise: { verdicts: ['DNAT'], outcomes: 1, masquerade: true } },
   ];
-  return { dump, cases };
+  return { dump, cases: forLayout(cases, nft) };
 }
 
 /**
  * Seed 504, IPv4, `--nodeport-addresses` unset ('all': NodePorts via `fib daddr type local`),
  * affinity with Local policy, SCTP NodePort, an unnamed port, and the random mix's ladders.
  */
-export function nftAllAddressesSuite(): OracleSuite {
+export function nftAllAddressesSuite(nft: NftOptions = {}): OracleSuite {
   const { cluster: c, dump } = generatedNft(
     'nft-504-v4-nodeport-all',
     { seed: 504, services: 16, family: 4, cni: 'flannel', endpoints: { min: 1, max: 9 }, shapes: ['nodeport', 'affinity-custom-timeout', 'affinity-local', 'sctp-nodeport', 'unnamed-port'] },
-    { nodePortAddresses: 'all' },
+    { ...nft, nodePortAddresses: 'all' },
   );
   const node = c.node.ip;
   const np = byShape(c, 'nodeport');
@@ -205,9 +218,26 @@ export function nftAllAddressesSuite(): OracleSuite {
     });
     if (counts.size >= 4) break;
   }
-  return { dump, cases };
+  return { dump, cases: forLayout(cases, nft) };
 }
 
 export function allNftSuites(): OracleSuite[] {
   return [nftFlannelSuite(), nftCalicoSuite(), nftIpv6Suite(), nftAllAddressesSuite()];
+}
+
+/**
+ * The suites for one kube-proxy layout (the default layout's run is allNftSuites), chosen by what
+ * the layout changes, to keep the kernel run short: every layout runs seed 501 (ClusterIP ladders,
+ * REJECTs, NodePorts, hairpin); 502 (LoadBalancer, firewall, affinity, internalTrafficPolicy) where
+ * the filter chains, the firewall elements or the affinity chains changed (1.29, 1.34, 1.36); 503
+ * (IPv6) where the rule text of a DNAT changed (1.36 maps, 1.37 plain `dnat to [addr]:port`); 504
+ * (--nodeport-addresses unset, fib) for 1.29, whose default that is.
+ */
+export function layoutNftSuites(layout: NftLayoutId): OracleSuite[] {
+  const nft: NftOptions = { nftLayout: layout };
+  const suites = [nftFlannelSuite(nft)];
+  if (layout === '1.29' || layout === '1.34' || layout === '1.36') suites.push(nftCalicoSuite(nft));
+  if (layout === '1.36' || layout === '1.37') suites.push(nftIpv6Suite(nft));
+  if (layout === '1.29') suites.push(nftAllAddressesSuite(nft));
+  return suites;
 }
