@@ -430,3 +430,45 @@ describe('services, trace and lint agree on partial evidence', () => {
   });
 });
 
+
+/**
+ * The class, not the sample: every collected paste (test/fixtures/pastes/**, each with its .source),
+ * alone, through services, lint and a trace to each Service address it shows. Whatever the form, a
+ * paste never yields: an api- finding (no whole dump beside it), "no endpoints" without the rule
+ * text saying so, "rejected" without a REJECT rule, NONE / "no Service on this node matches" for an
+ * address the paste shows as a Service's, or probabilities that do not add up to 1.
+ */
+describe('every collected paste, alone: no claim it cannot carry', async () => {
+  const { readdirSync, statSync } = await import('node:fs');
+  const root = new URL('../fixtures/pastes/', import.meta.url);
+  const files: string[] = [];
+  const walk = (dir: URL, rel: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const url = new URL(name, dir);
+      if (statSync(url).isDirectory()) walk(new URL(`${name}/`, dir), `${rel}${name}/`);
+      else if (!name.endsWith('.source') && !name.endsWith('.rules')) files.push(`${rel}${name}`);
+    }
+  };
+  walk(root, '');
+  it.each(files)('%s', async (f) => {
+    const text = readFileSync(new URL(f, root), 'utf8');
+    const snap = await snapshotOf({ [f.split('/').pop()!]: text });
+    const res = await resolveServices(snap);
+    const lint = await lintSnapshot(snap, { resolution: res });
+    expect(lint.findings.filter((x) => x.ruleId.startsWith('api-')).map((x) => x.message)).toEqual([]);
+    if (!/-j REJECT|\sREJECT\s|reject-with/.test(text)) expect(lint.findings.filter((x) => /reject/i.test(x.message)).map((x) => x.message)).toEqual([]);
+    if (!/has no endpoints/.test(text)) expect(res.services.filter((s) => s.state === 'no-endpoints').map((s) => s.id)).toEqual([]);
+    // Destinations: each Service address the paste shows (the API's text, or the rules'), three at most.
+    const shown = [
+      ...(snap.api?.services ?? []).flatMap((s) => (s.clusterIP && s.clusterIP !== 'None' && s.ports[0] ? [`${s.clusterIP}:${s.ports[0].port}/${s.ports[0].protocol}`] : [])),
+      ...res.services.flatMap((s) => (s.clusterIP && s.port ? [`${s.clusterIP}:${s.port}/${s.protocol}`] : [])),
+    ];
+    for (const dest of [...new Set(shown)].filter((d) => /^[\d.]+:\d+\/(tcp|udp|sctp)$/.test(d)).slice(0, 3)) {
+      const d = parseDestination(dest) as Destination;
+      const t = tracePacket(snap, res, d, d.protocol!, { from: 'pod', assumptions: { established: false, affinityHit: false } });
+      expect(Number(t.outcomes.reduce((n, o) => n + o.probability, 0).toFixed(9)), dest).toBe(1);
+      expect(t.outcomes.filter((o) => o.verdict === 'NONE').map((o) => o.verdict), dest).toEqual([]);
+      expect(renderTraceText(t, chalkInit(false)), dest).not.toMatch(/no Service on this node matches/);
+    }
+  });
+});
