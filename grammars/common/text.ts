@@ -70,6 +70,32 @@ export function promptCommand(line: string): string | undefined {
   return line.slice(line.indexOf(m[1]) + m[1].length).trim();
 }
 
+/**
+ * Prompts the PROMPT pattern does not know but that are unmistakable when a command kpx knows
+ * follows: `MBP3 10:09:05 do-k8s$ kubectl …`, `controlplane ~ ➜  k get no`, `C:\\Users\\x>kubectl …`,
+ * `PS C:\\> kubectl …`, `❯ kubectl …`, `% kubectl …`.
+ */
+const LOOSE_PROMPT = /^\s*(?:\S.{0,80}?[$#>%➜❯]|[➜❯%])\s*((?:sudo\s+|watch\s+(?:-n\s*\S+\s+)?)?(?:kubectl|k|oc|k3s\s+kubectl|microk8s\s+kubectl|ip6?tables(?:-nft|-legacy)?(?:-save)?)\s+(?:get|describe|-\S+)\b.*)$/;
+
+/** A prompt with nothing typed after it, closing a paste: `MBP3 10:09:05 do-k8s$`, `root@node:~#`, `controlplane ~ ➜`. */
+const BARE_PROMPT = /^\s*(?=.*[@~:]|.*[➜❯]\s*$)(?!.*: )[\w.@:~/()[\] -]{1,60}?[$#%➜❯]\s*$/;
+
+/** A command kpx knows on a line of its own (docs and issues put it first in a code block, no prompt). */
+const BARE_COMMAND = /^\s*(?:sudo\s+)?(?:kubectl|oc|ip6?tables(?:-nft|-legacy)?(?:-save)?|ipvsadm)(?:\s+(?:get|describe|-[-\w]+)\b.*|\s*(?:\|.*)?)$/;
+
+/** The command after a shell prompt (`root@node:~# iptables -nvL` → `iptables -nvL`), or undefined. */
+export function promptBody(line: string): string | undefined {
+  const m = PROMPT.exec(line);
+  if (m) {
+    const rest = line.slice(m[0].length - m[m.length - 1].length).trim();
+    return rest === '' ? undefined : rest;
+  }
+  const k = KNOWN_COMMAND.exec(line);
+  if (k) return line.replace(/^\s*#\s+/, '').trim();
+  const loose = LOOSE_PROMPT.exec(line);
+  return loose ? loose[1].trim() : undefined;
+}
+
 /** Is this line paste noise rather than dump content? */
 export function noiseKind(line: string): NoiseKind | undefined {
   if (FENCE.test(line)) return 'fence';
@@ -77,6 +103,7 @@ export function noiseKind(line: string): NoiseKind | undefined {
   if (EOF_LINE.test(line)) return 'eof';
   if (ELISION.test(line) || GREP_SEPARATOR.test(line)) return 'elision';
   if (PROMPT.test(line) || PASSWORD_PROMPT.test(line) || KNOWN_COMMAND.test(line) || HOST_DIR_PROMPT.test(line)) return 'prompt';
+  if (BARE_PROMPT.test(line) || LOOSE_PROMPT.test(line) || BARE_COMMAND.test(line)) return 'prompt';
   return undefined;
 }
 

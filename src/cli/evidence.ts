@@ -4,6 +4,7 @@
  * ruleset is left to answer from, exit 3 ("cannot tell") instead of reporting "nothing found".
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
+import { tableShownWhole } from '../model/netfilter.js';
 import { printable } from '../source/index.js';
 import { logAccounts } from '../kube/kube-proxy-account.js';
 import { logAccountLine } from '../render/kube-proxy-account.js';
@@ -89,6 +90,28 @@ export function reportInputProblems(s: NodeSnapshot, write: (text: string) => vo
   }
   for (const l of lines) write(l + '\n');
   return lines;
+}
+
+/**
+ * The iptables evidence that is not whole (issue 30): listings of some chains, `-S` of one chain or
+ * through grep, greps without a `*table` line — one phrase per file, or undefined when every table
+ * read is whole. A claim that something is absent cannot rest on such evidence.
+ */
+export function partialRulesNote(s: NodeSnapshot): string | undefined {
+  const parts: string[] = [];
+  for (const rs of s.rulesets) {
+    const partial = rs.tables.filter((t) => !tableShownWhole(t));
+    if (partial.length === 0) continue;
+    const what = partial.map((t) => {
+      const table = t.coverage?.tableFrom === 'guessed' || t.implicit ? `table ${t.name}, guessed` : `table ${t.name}`;
+      if (!t.coverage) return `a fragment (${table})`;
+      const listed = [...t.coverage.listed];
+      const kind = t.coverage.source === 'rules' ? '`iptables -S`' : 'a listing';
+      return listed.length ? `${kind} of ${listed.length <= 3 ? `chain${listed.length > 1 ? 's' : ''} ${listed.join(', ')}` : `${listed.length} chains`} (${table})` : `${kind} shown in part (${table})`;
+    });
+    parts.push(`${printable(rs.file, 4096)}: ${what.join('; ')}`);
+  }
+  return parts.length ? parts.join('; ') : undefined;
 }
 
 /** The "cannot tell" sentence when no ruleset answers `question`, else undefined. */
