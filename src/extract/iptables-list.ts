@@ -377,7 +377,8 @@ function tableOf(l: Listing, chains: ReadonlyMap<string, MutableChain>, all: boo
     tableFrom: l.tableFrom ?? 'guessed',
     listed,
     elided: new Set([...chains.values()].filter((c) => c.elided).map((c) => c.name)),
-    allChains: all,
+    // A listing of the whole table prints every chain a rule jumps to: one that is not there was cut by the paste.
+    allChains: all && list.every((c) => listed.has(c.name) && c.rules.every((r) => !r.target || (r.target.kind !== 'jump' && r.target.kind !== 'goto') || listed.has(r.target.chain))),
     interfacesHidden: l.request ? !l.request.verbose && l.request.action !== 'rules' : ![...chains.values()].some((c) => c.rules.some((r) => r.counters !== undefined)),
     ...(l.commandLine !== undefined ? { commandLine: l.commandLine } : {}),
   };

@@ -169,6 +169,8 @@ export function detectFormat(text: string): FormatId | undefined {
  * whose output kpx does not read.
  */
 function lookedLike(head: string): string {
+  // A binary file (an executable, an image) has no lines to describe.
+  if (head.includes('\0')) return '';
   const described = describeUnknown(head);
   const what = described && !/^(a terminal session|prose)/.test(described) ? described : (looksLike(head) ?? described);
   return what ? ` (it looks like ${what})` : '';

@@ -95,7 +95,17 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
   if (rs) {
     for (const s of IPTABLES_STAGES[hook]) {
       const table = rs.tables.find((t) => t.name === s.table);
-      if (!table) continue;
+      if (!table) {
+        // Listings (`iptables -t filter -L`) show the tables they were asked for: a nat table they do
+        // not show is not an empty one, and nat is where a Service's packet is sent on (issue 30).
+        const listing = rs.tables.find((t) => t.coverage);
+        if (listing && s.table === 'nat' && IPTABLES_DISPATCH.nat?.[hook]) {
+          const reason = { code: 'chain-not-listed', chain: hook, table: 'nat', file: listing.file } as const;
+          const ref: StepRef = { dialect: 'iptables', table: 'nat', chain: hook, file: listing.file, line: null };
+          stages.push({ priority: s.priority, nat: true, walk: (b) => [unknownHere(b, ref, reason)] });
+        }
+        continue;
+      }
       const nat = s.table === 'nat';
       const builtin = table.chainsByName.get(hook);
       const dispatchName = IPTABLES_DISPATCH[s.table]?.[hook];
