@@ -165,14 +165,14 @@ export function detectFormat(text: string): FormatId | undefined {
 
 /**
  * ` (it looks like …)`, or nothing. Another program's log, JSON or YAML of a kind, a timestamped log
- * are said by describeUnknown; a terminal session or a table by looksLike, which names the commands
- * whose output kpx does not read.
+ * and prose are said by describeUnknown; a terminal session or a table by looksLike, which names the
+ * commands whose output kpx does not read.
  */
 function lookedLike(head: string): string {
   // A binary file (an executable, an image) has no lines to describe.
   if (head.includes('\0')) return '';
   const described = describeUnknown(head);
-  const what = described && !/^(a terminal session|prose)/.test(described) ? described : (looksLike(head) ?? described);
+  const what = described && !described.startsWith('a terminal session') ? described : (looksLike(head) ?? described);
   return what ? ` (it looks like ${what})` : '';
 }
 

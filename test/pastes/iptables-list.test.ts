@@ -100,7 +100,8 @@ describe('public listings', () => {
     const r = list('kubernetes-11634-nat-nvL-stderr.txt');
     expect(r.diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
     const t = table(r.data, 'nat')!;
-    expect(t.coverage).toMatchObject({ tableFrom: 'command', allChains: true });
+    // `-L` of the whole table, but the paste stops before the KUBE-PORTALS-* chains its rules jump to: not whole.
+    expect(t.coverage).toMatchObject({ tableFrom: 'command', allChains: false });
     expect(t.chains[0].rules[1].matches.find((m) => m.kind === 'addrtype')).toMatchObject({ dir: 'dst', types: ['LOCAL'] });
   });
 
