@@ -25,7 +25,8 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'CallExpression[callee.property.name=/^(push|unshift|splice)$/] > SpreadElement', message: 'push(...list) overflows the stack on long lists: use appendAll() (src/source)' },
+        // A spread of a literal list (`...(neg ? ['!'] : [])`) has a length the code fixes: allowed.
+        { selector: "CallExpression[callee.property.name=/^(push|unshift|splice)$/] > SpreadElement:not([argument.type='ArrayExpression']):not([argument.type='ConditionalExpression'][argument.consequent.type=/^(ArrayExpression|TSAsExpression)$/][argument.alternate.type=/^(ArrayExpression|TSAsExpression)$/])", message: 'push(...list) overflows the stack on long lists: use appendAll() (src/source)' },
         { selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement", message: 'Math.max(...list) overflows the stack on long lists: use maxOf()/minOf() (src/source)' },
         { selector: "CallExpression[callee.property.name='fromCharCode'] > SpreadElement", message: 'String.fromCharCode(...list) overflows the stack on long lists' },
       ],

@@ -8,7 +8,7 @@
  * duration or a word of the format's vocabulary, and otherwise replaced.
  */
 import type { FormatId } from '../load/format.js';
-import { redactApiObjects } from './api.js';
+import { redactApiObjects, RedactRefusal } from './api.js';
 import type { NameKind, Redactor } from './index.js';
 
 export type RedactFormat = FormatId | 'manifest' | 'empty';
@@ -38,6 +38,7 @@ export function redactFormat(r: Redactor, format: RedactFormat, text: string): s
     case 'nft-json':
       return jsonDump(r, text);
     case 'iptables-save':
+    case 'iptables-list':
     case 'ipset-list':
     case 'ipset-save':
     case 'ipvsadm':
@@ -49,6 +50,13 @@ export function redactFormat(r: Redactor, format: RedactFormat, text: string): s
     case 'conntrack':
     case 'conntrack-stats':
       return r.text(text);
+    // Deny by default: text whose columns hold names kpx cannot yet tell from the rest is not copied.
+    case 'kubectl':
+      throw new RedactRefusal("kubectl's text tables (NAME, NAMESPACE, SELECTOR columns…) are not rewritten field by field yet: not copied (give the objects as kubectl get … -o json, which redact rewrites)");
+    case 'paste':
+      throw new RedactRefusal('a paste of several outputs (prompts, commands, prose) is not rewritten yet: not copied (give each output as its own file)');
+    case 'foreign':
+      throw new RedactRefusal("not kube-proxy's dataplane (kpx does not read it): not copied");
   }
 }
 

@@ -52,7 +52,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe('a bundle with values planted in every format', () => {
   it('covers every format kpx reads (the planted bundle is read in each)', async () => {
     const formats = new Set<string>();
-    for (const n of planted.nodes) for (const f of (await loadSnapshot([n])).files) formats.add(f.format);
+    for (const n of [...planted.nodes, planted.pastes]) for (const f of (await loadSnapshot([n])).files) formats.add(f.format);
     const { sniffers } = await import('../../src/load/registry.js');
     const every = sniffers.map((s) => s.id).sort();
     expect([...formats].filter((f) => every.includes(f as never)).sort()).toEqual(every);
@@ -79,6 +79,11 @@ describe('a bundle with values planted in every format', () => {
     for (const n of ['README', 'node-iptables/.iptables-save', 'node-iptables/outside-sysctl.txt']) expect(names).not.toContain(n);
     for (const n of ['README', '.iptables-save', 'outside-sysctl.txt', 'truth.json']) expect(skipped.map((s) => s.input.split('/').pop())).toContain(n);
     expect(skipped.find((s) => s.input.endsWith('outside-sysctl.txt'))!.why).toMatch(/outside the bundle/);
+    // Deny by default: text tables whose columns kpx cannot yet tell apart are not copied, and say so.
+    expect(names).toContain('pastes/iptables-L.txt');
+    for (const n of ['pastes/kubectl-get-svc.txt', 'pastes/cilium-lb.txt']) expect(names).not.toContain(n);
+    expect(skipped.find((s) => s.input.endsWith('kubectl-get-svc.txt'))!.why).toMatch(/kubectl's text tables .* not copied/);
+    expect(skipped.find((s) => s.input.endsWith('cilium-lb.txt'))!.why).toMatch(/not kube-proxy's dataplane/);
   });
 
   it('gives the same value the same token in every file, and keeps networks with their own addresses', () => {

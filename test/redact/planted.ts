@@ -7,7 +7,7 @@
  *
  * Three node folders, one per proxy mode (a cluster bundle), so each is read as one node.
  */
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateCluster, writeBundle, type Mode } from '../../src/generate/index.js';
 import type { Cluster, Service } from '../../src/generate/cluster.js';
@@ -54,6 +54,8 @@ export const PLANTED = {
 export interface Planted {
   readonly root: string;
   readonly nodes: readonly string[];
+  /** Pasted outputs (an iptables -L listing, kubectl's text table, Cilium's table): not a node. */
+  readonly pastes: string;
   /** Every planted value, including the KUBE-SVC/SEP and nft hashes of the planted Service. */
   readonly values: readonly string[];
 }
@@ -106,8 +108,14 @@ export function writePlantedBundle(root: string): Planted {
   const outside = join(root, '..', `outside-${Date.now()}.txt`);
   writeFileSync(outside, `kernel.hostname = ${PLANTED.node}\n`);
   symlinkSync(outside, join(ipt, 'outside-sysctl.txt'));
+  // Pasted outputs: an iptables -L listing (rewritten as text), kubectl's and Cilium's tables (not copied).
+  const pastes = join(root, 'pastes');
+  mkdirSync(pastes);
+  put(pastes, 'iptables-L.txt', `Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\nKUBE-SVC-ABCDEFGHIJKLMNOP  tcp  --  0.0.0.0/0            ${PLANTED.clusterIP}        /* ${PLANTED.namespace}/${PLANTED.service}:http cluster IP */ tcp dpt:80\n`);
+  put(pastes, 'kubectl-get-svc.txt', `NAMESPACE       NAME            TYPE        CLUSTER-IP      EXTERNAL-IP   PORT(S)   AGE\n${PLANTED.namespace}   ${PLANTED.service}   ClusterIP   ${PLANTED.clusterIP}   <none>        80/TCP    5d\n`);
+  put(pastes, 'cilium-lb.txt', `SERVICE ADDRESS       BACKEND ADDRESS\n${PLANTED.clusterIP}:80      ${PLANTED.podIP}:8080 (1)\n`);
   const values = [...Object.values(PLANTED), ...hashesOf()];
-  return { root, nodes, values };
+  return { root, nodes, pastes, values };
 }
 
 /** KUBE-SVC/SEP chain hashes and nft object names of the planted Service: they must change too. */

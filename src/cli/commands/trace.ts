@@ -13,7 +13,7 @@ import { writeJsonDeep } from '../../render/json-deep-stream.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { printable } from '../../source/index.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
 import { flowJudgementJson, nodeNotes, noServiceText } from '../../render/judgement.js';
 import { writeOut, writeErr, writeJsonOut } from '../output.js';
 
@@ -77,6 +77,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   const unknown = cannotTell(snapshot, `where ${destination} goes`, familyOf(target));
   if (unknown) {
     writeErr(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) writeErr(l + '\n');
     return ExitCode.CannotTell;
   }
   const node = await judgeSnapshot(snapshot);
