@@ -148,6 +148,11 @@ describe('readers are linear in their input', () => {
     expect(b / Math.max(a, 5)).toBeLessThan(10);
   }, 120_000);
 
+  it('a kube-proxy log line inside a TUI frame with a long run of spaces (found by the fuzz run)', async () => {
+    const log = (n: number) => `│ I0816 02:53:24.744205       1 server_others.go:276] creating dualStackProxier for ipvs. │\n│ I${' '.repeat(n)}x\n`;
+    expect(await growth(log, 1000)).toBeLessThan(10);
+  }, 120_000);
+
   it('a kubectl JSON List: read as JSON, linear, positions still file:line:column', async () => {
     const list = (n: number) =>
       JSON.stringify(
