@@ -175,7 +175,7 @@ inputOptions(
     .command('services')
     .description("list the Services this node's dataplane implements, with endpoints, policies and state")
     .argument('[inputs...]', 'dump files or bundle directories')
-    .option('--service <ns/name|vip>', 'show one Service in detail, with every chain and rule it owns')
+    .option('--service <target>', 'show the Service ports a target names in detail, with every chain and rule they own: ns/name[:port][/proto], VIP[:PORT][/proto] or nodeport:PORT (the grammar of trace)')
     .option('--namespace <ns>', 'only Services in this namespace')
     .option('--state <state>', 'only Services in this state (healthy, no-endpoints, no-local-endpoints, partial)')
     .option('--nodes', 'compare the nodes of a cluster bundle (-i DIR, or several -i NODE_DIR): where they disagree per Service')
@@ -270,7 +270,7 @@ inputOptions(
     .command('graph')
     .description('the chain/set/virtual-server graph of Services (or the whole node) as Graphviz DOT or Mermaid')
     .argument('[inputs...]', 'dump files or bundle directories')
-    .option('--service <ns/name|vip>', 'only this Service (repeatable)', collectRepeatable, [])
+    .option('--service <target>', 'only the Service ports this target names: ns/name[:port], VIP[:PORT] or nodeport:PORT, each [/proto] (repeatable)', collectRepeatable, [])
     .addOption(new Option('--format <format>', 'graph language').choices(['dot', 'mermaid']).default('dot'))
     .option('--svg <file>', 'also render the graph to this SVG file (Graphviz built in, as WebAssembly)')
     .option('--output <file>', 'write the DOT/Mermaid text to this file instead of stdout'),
@@ -283,7 +283,7 @@ inputOptions(
     .description('write a one-file incident report: snapshot summary, lint findings, Service table, graphs')
     .argument('[inputs...]', 'dump files or bundle directories')
     .requiredOption('-o, --output <file>', 'report.md or report.html (format from the extension; - for Markdown on stdout)')
-    .option('--service <ns/name|vip>', 'draw the graph of this Service (repeatable)', collectRepeatable, [])
+    .option('--service <target>', 'draw the graph of the Service ports this target names: ns/name[:port], VIP[:PORT] or nodeport:PORT, each [/proto] (repeatable)', collectRepeatable, [])
     .addOption(new Option('--format <format>', 'force the format').choices(['md', 'html']))
     .option('--no-lint', 'leave out lint findings'),
 ).addHelpText('after', examples('report'))

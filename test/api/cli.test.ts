@@ -57,9 +57,10 @@ describe('kpx services / trace with the API objects (IPVS node)', () => {
     expect(sl.status).toBe(0);
     expect(sl.stdout).toMatch(/shapes\/no-endpoints has no selector and no EndpointSlice lists an endpoint for it: its endpoints are written by hand or by another controller, and none exists/);
     const none = kpx('trace', 'default/no-such', '-i', dir);
-    // Not in the dumps nor in the API: an answer (exit 0), with the nearest names when there are any.
-    expect(none.status).toBe(0);
-    expect(none.stdout).toMatch(/^no Service default\/no-such in the dumps/);
+    // Not in the dumps nor in the API: a target that names nothing (exit 2, as in every command), with the nearest names when there are any.
+    expect(none.status).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/^no Service default\/no-such in the dumps/);
   });
 });
 

@@ -3,8 +3,9 @@ import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
 import { renderSvg } from '../../graph/svg.js';
-import { serviceSelector } from './services.js';
-import { ExitCode, UsageError } from '../exit.js';
+import { noMatchFor, targetSelects } from '../../trace/target.js';
+import { parseTargetArg, reportNoMatch } from '../target.js';
+import { ExitCode } from '../exit.js';
 import { writeOutputFile } from '../output.js';
 
 export interface GraphOptions extends InputOptions {
@@ -20,9 +21,11 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
   let services = res.services;
   const sels = opts.service ?? [];
   if (sels.length) {
-    const preds = sels.map(serviceSelector);
+    const targets = sels.map((t) => parseTargetArg(t, '--service'));
+    // Every --service must name something: a miss is said with its near misses, as in every command.
+    for (const t of targets) if (!services.some(targetSelects(t))) return reportNoMatch(noMatchFor(t, res, snapshot), opts);
+    const preds = targets.map(targetSelects);
     services = services.filter((s) => preds.some((p) => p(s)));
-    if (services.length === 0) throw new UsageError(`no Service matches ${sels.join(', ')}`);
   }
   const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
   const dot = toDot(g);

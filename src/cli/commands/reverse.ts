@@ -5,6 +5,7 @@ import { parseReverseTarget, renderReverseText, reverseLookup } from '../../grap
 import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
+import { parseTarget } from '../../trace/target.js';
 import { ExitCode, UsageError } from '../exit.js';
 
 export interface ReverseOptions extends InputOptions {
@@ -13,7 +14,12 @@ export interface ReverseOptions extends InputOptions {
 
 export async function reverseAction(address: string, opts: ReverseOptions): Promise<number> {
   const target = parseReverseTarget(address);
-  if (typeof target === 'string') throw new UsageError(target);
+  if (typeof target === 'string') {
+    // A Service target (the grammar of trace and services) asks the other way round: say where to ask it.
+    const t = parseTarget(address);
+    if (typeof t !== 'string' && (t.kind === 'service' || t.kind === 'nodeport')) throw new UsageError(`reverse starts from a pod address (POD-IP[:PORT]); for ${address} ask kpx services --service ${address} (its endpoints) or kpx trace ${address}`);
+    throw new UsageError(target);
+  }
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
   const res = await resolveServices(snapshot);
   const r = reverseLookup(snapshot, res, target);

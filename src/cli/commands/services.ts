@@ -8,7 +8,8 @@ import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
 import { problemText } from '../../render/problems.js';
-import { parseIp, ipEquals } from '../../model/addr.js';
+import { noMatchFor, targetSelects } from '../../trace/target.js';
+import { parseTargetArg, reportNoMatch } from '../target.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { outputWidth } from '../output.js';
 import { renderYaml } from '../../render/json.js';
@@ -29,24 +30,15 @@ export interface ServicesOptions extends InputOptions {
 
 const STATES = ['healthy', 'no-endpoints', 'no-local-endpoints', 'partial', 'unknown'];
 
-/** `ns/name`, `ns/name:port`, or a VIP (any of the Service's addresses). */
+/** The Service ports `--service TARGET` names (the grammar of `kpx trace`: src/trace/target.ts). */
 export function serviceSelector(sel: string): (s: ServicePort) => boolean {
-  const ip = parseIp(sel.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'));
-  if (ip) {
-    const port = /:(\d+)$/.exec(sel)?.[1];
-    return (s) =>
-      [s.clusterIP, ...s.externalIPs, ...s.loadBalancerIPs].some((a) => a !== null && parseIp(a) !== undefined && ipEquals(parseIp(a)!, ip)) &&
-      (port === undefined || String(s.port) === port);
-  }
-  const m = /^([^/]+)\/([^:]+)(?::(.*))?$/.exec(sel);
-  if (!m) throw new UsageError(`--service ${sel}: expected ns/name, ns/name:port or a VIP`);
-  return (s) => s.namespace === m[1] && s.name === m[2] && (m[3] === undefined || (s.portName ?? '') === m[3]);
+  return targetSelects(parseTargetArg(sel, '--service'));
 }
 
-/** The --namespace/--service filters applied to the API's Services without rules. */
+/** The --namespace/--service filters applied to the API's Services without rules (named by ns/name only). */
 function selectWithoutRules(opts: Pick<ServicesOptions, 'namespace' | 'service' | 'state'>): (w: ServiceWithoutRules) => boolean {
-  const m = opts.service ? /^([^/]+)\/([^:]+)/.exec(opts.service) : null;
-  return (w) => !opts.state && (!opts.namespace || w.service.namespace === opts.namespace) && (!opts.service || (m !== null && w.service.namespace === m[1] && w.service.name === m[2]));
+  const t = opts.service ? parseTargetArg(opts.service, '--service') : undefined;
+  return (w) => !opts.state && (!opts.namespace || w.service.namespace === opts.namespace) && (!t || (t.kind === 'service' && w.service.namespace === t.namespace && w.service.name === t.name));
 }
 
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
@@ -69,6 +61,10 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const apiGiven = snapshot.api !== undefined;
   // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
   const tables = snapshot.conntrack?.tables ?? [];
+  // A --service that names nothing here: the near misses, and the same exit as every command's miss.
+  if (opts.service && !res.services.some(serviceSelector(opts.service)) && !withoutRules.some(selectWithoutRules(opts))) {
+    return reportNoMatch(noMatchFor(parseTargetArg(opts.service, '--service'), res, snapshot!), opts);
+  }
   const connections = opts.service && tables.length > 0 && opts.output !== 'json' ? new Map(res.services.filter(serviceSelector(opts.service)).map((s) => [s, connectionsOf(tables, s, snapshot!)])) : undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
@@ -95,7 +91,6 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     if (stale) process.stdout.write(`${stale}\n`);
     if (services.length === 0) {
       const explained = withoutRules.filter(selectWithoutRules(opts));
-      if (explained.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
       process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
       return ExitCode.Ok;
     }

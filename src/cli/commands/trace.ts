@@ -4,14 +4,15 @@ import { resolveServices } from '../../kube/resolve.js';
 import { parseIp } from '../../model/addr.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
-import { parseTarget, planTarget, type Target } from '../../trace/target.js';
+import { planTarget, type Target } from '../../trace/target.js';
 import type { Trace } from '../../trace/types.js';
 import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
-import { renderNoMatchText, renderPlanHeader, renderTraceText } from '../../render/trace.js';
+import { renderPlanHeader, renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
+import { noMatchExit, parseTargetArg, reportNoMatch } from '../target.js';
 import { staleRulesNotice } from '../../kube/sync-state.js';
 
 export interface TraceCliOptions extends InputOptions {
@@ -28,7 +29,7 @@ export interface TraceCliOptions extends InputOptions {
   verbose?: boolean;
 }
 
-function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProtocol | undefined, text: string): TraceProtocol | undefined {
+export function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProtocol | undefined, text: string): TraceProtocol | undefined {
   if (!opts.protocol) return given;
   const p = opts.protocol.toLowerCase();
   if (p !== 'tcp' && p !== 'udp' && p !== 'sctp') throw new UsageError(`-p ${opts.protocol}: expected tcp, udp or sctp`);
@@ -36,7 +37,7 @@ function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProto
   return p;
 }
 
-function sourceOf(opts: Pick<TraceCliOptions, 'from' | 'sport'>, fallback: 'pod' | 'external' = 'pod') {
+export function sourceOf(opts: Pick<TraceCliOptions, 'from' | 'sport'>, fallback: 'pod' | 'external' = 'pod') {
   const f = opts.from ?? fallback;
   const from: SourceSpec = f === 'pod' || f === 'external' || f === 'node' ? f : { ip: f };
   let sport: number | undefined;
@@ -63,9 +64,8 @@ function familyOf(t: Target): 4 | 6 | undefined {
 }
 
 export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
-  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node, from: opts.from ?? 'pod' });
-  const target = parseTarget(destination);
-  if (typeof target === 'string') throw new UsageError(target);
+  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
+  const target = parseTargetArg(destination);
   const protocol = protocolFlag(opts, target.kind === 'address' ? target.dest.protocol : target.protocol, destination);
   const { from, sport } = sourceOf(opts, target.kind === 'nodeport' ? 'external' : 'pod');
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
@@ -88,10 +88,10 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
         return byApi.exit;
       }
     }
-    // An answer, not a trace of nothing: what is not here, and the nearest real targets.
-    if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces: [], noMatch: plan })));
-    else process.stdout.write(renderNoMatchText(plan, c));
-    return ExitCode.Ok;
+    // Not a trace of nothing: what is not here and the nearest real targets, exit 2 as in every command.
+    if (opts.output !== 'json') return reportNoMatch(plan, opts);
+    process.stdout.write(renderJson(versioned('trace', { traces: [], noMatch: plan })));
+    return noMatchExit(plan);
   }
   // A Service name or NodePort resolved to a family without a ruleset (a dual-stack Service read from one family's dump).
   for (const p of plan.traces) {
