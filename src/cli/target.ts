@@ -7,6 +7,7 @@
 import { parseTarget, type Plan, type Target } from '../trace/target.js';
 import { renderNoMatchText } from '../render/trace.js';
 import { chalkInit, colorEnabled } from '../render/colors.js';
+import { fitText, textWidth } from '../render/width.js';
 import { ExitCode, UsageError } from './exit.js';
 
 export type NoMatch = Extract<Plan, { kind: 'no-match' }>;
@@ -25,6 +26,6 @@ export function noMatchExit(m: NoMatch): number {
 
 /** Say the miss (stderr, coloured when stderr is a terminal) and give its exit code. */
 export function reportNoMatch(m: NoMatch, opts: { readonly color?: boolean }): number {
-  process.stderr.write(renderNoMatchText(m, chalkInit(colorEnabled(opts, process.stderr))));
+  process.stderr.write(fitText(renderNoMatchText(m, chalkInit(colorEnabled(opts, process.stderr))), textWidth(process.stderr)));
   return noMatchExit(m);
 }

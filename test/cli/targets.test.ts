@@ -109,7 +109,7 @@ describe('one way to miss: did you mean, on stderr, exit 2, in every command', (
     for (const action of [() => servicesAction([], { input: [IPVS], output: 'text', service: 'kube-system/kube-dns' }), () => traceAction('kube-system/kube-dns', { input: [IPVS], output: 'text' })]) {
       const r = await run(action);
       expect(r.code).toBe(3);
-      expect(r.stderr).toMatch(/^the dumps name no Service .*VIPs here:\n {2}10\./);
+      expect(r.stderr).toMatch(/^the dumps name no Service [\s\S]*VIPs\s+here:\n {2}10\./);
     }
   });
 

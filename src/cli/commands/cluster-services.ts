@@ -5,7 +5,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson, renderYaml } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { outputWidth } from '../output.js';
+import { outputWidth, writeText } from '../output.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
 
 export interface ServicesNodesOptions extends ClusterInputOptions {
@@ -35,7 +35,7 @@ export async function servicesNodesAction(positional: string[], opts: ServicesNo
   const shown: NodeComparison = { ...cmp, services, summary: { servicePorts: services.length, agreeing: services.length - differing, differing } };
   if (opts.output === 'json') process.stdout.write(renderJson(versioned('services-nodes', nodeComparisonJson(shown))));
   else if (opts.output === 'yaml') process.stdout.write(renderYaml(versioned('services-nodes', nodeComparisonJson(shown))));
-  else process.stdout.write(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service), width: outputWidth() }));
+  else writeText(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service), width: outputWidth() }));
   const inputErrors = cluster.nodes.filter((n) => n.snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error')));
   if (inputErrors.length) process.stderr.write(`kpx: some inputs had errors on ${inputErrors.map((n) => n.name).join(', ')}; run \`kpx inspect -i DIR --node NAME\` for details\n`);
   return ExitCode.Ok;

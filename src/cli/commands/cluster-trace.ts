@@ -1,4 +1,5 @@
 /** `kpx trace VIP:PORT --node A -i CLUSTER_DIR`: the packet from node A to the pod's node and interface. */
+import { writeText } from '../output.js';
 import { protocolFlag, sourceOf } from './trace.js';
 import { traceAcross, type CrossTrace } from '../../cluster/trace.js';
 import { crossTraceJson, renderCrossTraceText } from '../../cluster/render.js';
@@ -63,7 +64,7 @@ export async function traceAcrossAction(destination: string, opts: TraceAcrossCl
   if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace-cluster', { traces: traces.map(crossTraceJson) })));
   else {
     const c = chalkInit(colorEnabled(opts));
-    process.stdout.write(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));
+    writeText(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));
   }
   return ExitCode.Ok;
 }

@@ -1,4 +1,5 @@
 /** `kpx diff OLD NEW`: what changed between two snapshots, Services first, then rules. */
+import { writeText } from '../output.js';
 import { loadSnapshot } from '../../load/snapshot.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { diffSnapshots } from '../../diff/index.js';
@@ -33,6 +34,6 @@ export async function diffAction(oldPath: string, newPath: string, opts: DiffOpt
   }
   const d = diffSnapshots(loaded.oldSnap, loaded.oldRes, loaded.newSnap, loaded.newRes);
   if (opts.output === 'json') process.stdout.write(renderJson(versioned('diff', d)));
-  else process.stdout.write(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
+  else writeText(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
   return ExitCode.Ok;
 }

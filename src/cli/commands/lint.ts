@@ -1,4 +1,5 @@
 /** `kpx lint`: find broken and risky dataplane state; exit 1 when findings reach --fail-on. */
+import { writeText } from '../output.js';
 import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
@@ -76,7 +77,7 @@ export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd
     for (const id of opts.rule ?? []) if (!byId.has(id)) throw unknown(id);
     const chosen = opts.rule?.length ? cmd.rules.filter((r) => opts.rule!.includes(r.id)) : cmd.rules;
     if (opts.output === 'json') process.stdout.write(renderJson(versioned('lint-rules', { rules: chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs })) })));
-    else process.stdout.write(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
+    else writeText(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
     return ExitCode.Ok;
   }
   for (const id of [...(opts.rule ?? []), ...(opts.disable ?? [])]) if (!byId.has(id)) throw unknown(id);
@@ -114,8 +115,7 @@ export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd
       break;
     default: {
       const head = cmd.heading?.(snapshot, report.summary, result.skipped.length);
-      if (head) process.stdout.write(`${c.bold(head)}\n\n`);
-      process.stdout.write(renderLintText(report, c));
+      writeText(`${head ? `${c.bold(head)}\n\n` : ''}${renderLintText(report, c)}`);
     }
   }
   if (baseline && opts.output === 'text') process.stderr.write(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);

@@ -1,4 +1,5 @@
 /** `kpx reverse POD-IP[:PORT]`: which Services and front ends of this node lead to a pod address. */
+import { writeText } from '../output.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { parseReverseTarget, renderReverseText, reverseLookup } from '../../graph/reverse.js';
@@ -24,6 +25,6 @@ export async function reverseAction(address: string, opts: ReverseOptions): Prom
   const res = await resolveServices(snapshot);
   const r = reverseLookup(snapshot, res, target);
   if (opts.output === 'json') process.stdout.write(renderJson(versioned('reverse', r)));
-  else process.stdout.write(renderReverseText(r, chalkInit(colorEnabled(opts))));
+  else writeText(renderReverseText(r, chalkInit(colorEnabled(opts))));
   return ExitCode.Ok;
 }

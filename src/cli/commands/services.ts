@@ -11,7 +11,7 @@ import { problemText } from '../../render/problems.js';
 import { noMatchFor, targetSelects } from '../../trace/target.js';
 import { parseTargetArg, reportNoMatch } from '../target.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { outputWidth } from '../output.js';
+import { outputWidth, writeText } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
@@ -88,19 +88,18 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     else process.stdout.write(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence)) }));
   }
   else if (opts.service) {
-    if (stale) process.stdout.write(`${stale}\n`);
-    if (services.length === 0) {
+        if (services.length === 0) {
       const explained = withoutRules.filter(selectWithoutRules(opts));
-      process.stdout.write(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
+      writeText(`${stale ? `${stale}\n` : ''}${explained.map((w) => `${explainWithoutRules(w)}\n`).join('')}`);
       return ExitCode.Ok;
     }
     // A Service without a selector: where its endpoints come from (or why there are none), from the API.
     const notes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
-    process.stdout.write(services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n') + notes.map((n) => `${n}\n`).join(''));
+    writeText(`${stale ? `${stale}\n` : ''}${services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n')}${notes.map((n) => `${n}\n`).join('')}`);
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
-    process.stdout.write(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}${notes}`);
+    writeText(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}${notes}`, { fit: opts.output !== 'wide' });
   }
   return ExitCode.Ok;
 }

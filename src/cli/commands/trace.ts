@@ -1,4 +1,5 @@
 /** `kpx trace TARGET`: the packet's road through this node (VIP:PORT, a bare VIP, ns/name[:port], nodeport:PORT). */
+import { writeText } from '../output.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveServices } from '../../kube/resolve.js';
 import { parseIp } from '../../model/addr.js';
@@ -84,7 +85,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
       const byApi = (await import('./trace-api-explain.js')).explainFromApi(target, snapshot);
       if (byApi) {
-        process.stdout.write(byApi.text);
+        writeText(byApi.text);
         return byApi.exit;
       }
     }
@@ -123,9 +124,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces })));
   else {
     const stale = staleRulesNotice(snapshot);
-    if (stale) process.stdout.write(`${stale}\n`);
-    process.stdout.write(renderPlanHeader(target, plan.traces, c));
-    process.stdout.write(traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n'));
+    writeText(`${stale ? `${stale}\n` : ''}${renderPlanHeader(target, plan.traces, c)}${traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n')}`);
   }
   return ExitCode.Ok;
 }
