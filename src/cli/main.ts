@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { collectRepeatable } from './inputs.js';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
 import { guardStdStreams } from './output.js';
+import { disablePager } from './pager.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords } from '../load/input.js';
 
@@ -125,7 +126,8 @@ function inputOptions(cmd: Command): Command {
     .option('-i, --input <path>', 'a dump file, a bundle directory, a .gz file, or - for stdin (repeatable); none = collect from this node', collectRepeatable, [])
     .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
     .option('--node <name>', 'with a cluster bundle (one folder per node): the node to read; for trace, the node the packet starts on')
-    .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)');
+    .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)')
+    .option('--no-pager', 'never page a long answer (default on a terminal: KPX_PAGER, PAGER, else less -FRX)');
 }
 
 async function run(action: () => Promise<number>): Promise<void> {
@@ -150,6 +152,10 @@ program
   .exitOverride((err) => {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
     process.exit(ExitCode.Error);
+  })
+  // `--no-pager` on any command: this run writes straight to stdout.
+  .hook('preAction', (_program, command) => {
+    if (command.opts().pager === false) disablePager();
   });
 
 program
@@ -251,6 +257,7 @@ program
   .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
   .option('--max-rules <n>', 'list at most this many changed rules per chain in text output', '20')
   .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)')
+  .option('--no-pager', 'never page a long answer (default on a terminal: KPX_PAGER, PAGER, else less -FRX)')
   .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
   .addHelpText('after', examples('diff'))
   .action((oldPath, newPath, opts) => run(async () => (await import('./commands/diff.js')).diffAction(oldPath, newPath, opts)));
