@@ -1,20 +1,51 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// `npm test`: unit, CLI and kernel-backed tests. Needs nothing outside this repo but Node: the
-// kernel-backed suites (test/kernel) run when this machine has root and the tools, else they are
-// skipped and the closing banner says so (test/helpers/kernel-reporter.ts). In CI and in
-// `npm run test:kernel` they are required: missing tools fail the run.
+// `npm test`: unit, CLI and kernel-backed tests, in one run and one report (.ci/run reads its JSON).
+// Needs nothing outside this repo but Node: the kernel-backed suites (test/kernel) run when this
+// machine has root and the tools, else they are skipped and the closing banner says so
+// (test/helpers/kernel-reporter.ts). In CI and in `npm run test:kernel` they are required: missing
+// tools fail the run. Layout and timings: docs/testing.md.
+
+/** Files that send real packets and measure splits and timeouts: one at a time, after the rest. */
+export const KERNEL_FILES = ['test/kernel/**/*.test.ts'];
+
+/**
+ * Workers for the unit project: vitest's default (one per core but one), and at least two — on a
+ * 2-core machine its default is one, and a test waiting on a child process then idles a core.
+ * KPX_TEST_WORKERS overrides.
+ */
+const workers = Number(process.env.KPX_TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/corpus/**', 'node_modules/**'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // Kernel tests send real packets and measure splits and timeouts: one file at a time, so no other
-    // file competes for the CPUs the harness pins its senders and the node's receive queues to.
-    fileParallelism: false,
     pool: 'forks',
+    maxWorkers: workers,
+    minWorkers: 1,
     // `--reporter` on the command line replaces these: pass the kernel reporter again (see .ci/run).
     reporters: ['default', './test/helpers/kernel-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/corpus/**', ...KERNEL_FILES, 'node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'kernel',
+          include: KERNEL_FILES,
+          // After every unit file has finished, one file at a time in one process: no other test
+          // competes for the CPUs the harness pins its senders and the node's receive queues to.
+          sequence: { groupOrder: 1 },
+          poolOptions: { forks: { singleFork: true } },
+        },
+      },
+    ],
   },
 });

@@ -1,12 +1,16 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import { KERNEL_FILES } from './vitest.config.js';
 
-// `npm run test:kernel`: only the kernel-backed suites, and they must run — on a machine without
-// root or the tools every file fails, naming what is missing, instead of being skipped.
+// `npm run test:kernel`: only the kernel-backed suites, one file at a time, and they must run — on a
+// machine without root or the tools every file fails, naming what is missing, instead of being skipped.
 export default defineConfig({
   test: {
-    ...base.test,
-    include: ['test/kernel/**/*.test.ts'],
+    include: KERNEL_FILES,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    fileParallelism: false,
     env: { KPX_REQUIRE_KERNEL: '1' },
+    reporters: ['default', './test/helpers/kernel-reporter.ts'],
   },
 });

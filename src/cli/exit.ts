@@ -7,9 +7,11 @@ import { OutputError, cannotWrite } from './output.js';
 import { printable } from '../source/index.js';
 
 /**
- * 0 ok (an answer, possibly "nothing found"); 1 findings (lint at --fail-on) or input files with
- * errors (inspect); 2 usage, input or output error; 3 cannot tell: the inputs hold no evidence
- * that answers the question (no ruleset for the family, only unreadable or unknown files).
+ * 0 ok (an answer, possibly "nothing found" from whole evidence); 1 findings (lint at --fail-on) or
+ * input files with errors (inspect); 2 usage, input or output error; 3 cannot tell: the inputs hold
+ * no evidence that answers the question (no ruleset for the family, only unreadable or unknown
+ * files), or the judgement (src/judge) finds the answer wholly unknown — every traced flow UNKNOWN,
+ * every Service port shown unknown, or "nothing here" resting on evidence that is not whole.
  */
 export const ExitCode = { Ok: 0, Findings: 1, Error: 2, CannotTell: 3 } as const;
 
@@ -19,8 +21,11 @@ export const EXIT_CODES_HELP = `Exit codes:
   1  lint findings at --fail-on; inspect: input files with errors
   2  usage error (a target naming nothing here gets "did you mean"), or a path not readable/writable
   3  cannot tell: the inputs hold no evidence for the question (no ruleset for the family,
-     only unreadable or unrecognised files, a collection that was refused, a Service name
-     asked of dumps that name no Service)`;
+     only unreadable or unrecognised files, a collection that was refused), or the answer is
+     wholly unknown: trace — every traced flow's verdict is UNKNOWN, or the target names nothing
+     and the evidence (a grep, a cut dump, lines kpx could not read that name it) cannot show that
+     nothing is there; services — every Service port shown is unknown, or none was resolved from
+     evidence that is not whole; a Service name asked of dumps that name no Service`;
 
 /** Bad flags or arguments: exit 2 with a hint. */
 export class UsageError extends Error {}

@@ -27,11 +27,11 @@ export async function loadFromOptions(positional: readonly string[], opts: Input
     if (fromCluster) return fromCluster;
   }
   if (paths.length === 0) {
-    const { collectLive } = await import('../collect/live.js');
+    const { withLiveBundle } = await import('../collect/live.js');
     const progress = await startProgress(human, 'collecting from this node');
     try {
-      const bundle = await collectLive();
-      return await loadSnapshot([bundle.dir], { nodeIps: opts.nodeIp ?? [], name: bundle.host });
+      // The snapshot holds what it needs from the files: the bundle is removed once it is read.
+      return await withLiveBundle((bundle) => loadSnapshot([bundle.dir], { nodeIps: opts.nodeIp ?? [], name: bundle.host }));
     } finally {
       progress.stop();
     }

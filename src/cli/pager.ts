@@ -11,9 +11,9 @@ import { spawn } from 'node:child_process';
 let disabled = false;
 let running: Promise<void> = Promise.resolve();
 
-/** `--no-pager`: this run writes straight to stdout. */
-export function disablePager(): void {
-  disabled = true;
+/** Set before each command runs: false with `--no-pager` (this run writes straight to stdout). */
+export function setPagerEnabled(enabled: boolean): void {
+  disabled = !enabled;
 }
 
 /** The screen: is it a terminal, and how many rows does it have. */

@@ -7,7 +7,7 @@
  */
 import { formatHostPort } from '../model/addr.js';
 import { proxyModes } from '../kube/modes.js';
-import { resolveServices } from '../kube/resolve.js';
+import { resolveJudged } from '../judge/index.js';
 import type { ProxyModeName, Resolution, ServicePort, ServiceState } from '../kube/types.js';
 import { servicePortKey } from '../kube/types.js';
 import { serviceLabel } from '../render/services.js';
@@ -133,7 +133,7 @@ const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap<string, Resolution>): Promise<NodeComparison> {
   const names = cluster.nodes.map((n) => n.name);
   const res = new Map<string, Resolution>();
-  for (const n of cluster.nodes) res.set(n.name, given?.get(n.name) ?? n.resolution ?? (await resolveServices(n.snapshot)));
+  for (const n of cluster.nodes) res.set(n.name, given?.get(n.name) ?? n.resolution ?? (await resolveJudged(n.snapshot)));
   const modes: Record<string, string[]> = {};
   for (const n of cluster.nodes) modes[n.name] = [...(n.modes ?? proxyModes(n.snapshot))];
 
@@ -206,7 +206,8 @@ export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap
       const s = perNode.get(n)!;
       return s.internalTrafficPolicy === 'Local' && s.nodePort === null && s.externalIPs.length === 0 && s.loadBalancerIPs.length === 0;
     };
-    const comparable = present.filter((n) => !localOnly(n));
+    // A node where the Service port is unknown (its endpoint chains not in the evidence) cannot be said to lack an endpoint.
+    const comparable = present.filter((n) => !localOnly(n) && perNode.get(n)!.state !== 'unknown');
     for (const e of endpoints) {
       const lacking = comparable.filter((n) => !e.nodes.includes(n) && !explainedAbsence(n, perNode.get(n)!, e.endpoint));
       if (lacking.length === 0) continue;

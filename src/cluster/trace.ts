@@ -6,7 +6,7 @@
  */
 import { formatIp, parseIp, splitHostPort, type Ip } from '../model/addr.js';
 import { lookupRoute } from '../model/route.js';
-import { resolveServices } from '../kube/resolve.js';
+import { resolveJudged } from '../judge/index.js';
 import type { Resolution } from '../kube/types.js';
 import type { Destination, TraceProtocol } from '../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../trace/trace.js';
@@ -165,7 +165,7 @@ export async function traceAcross(cluster: ClusterSnapshot, dest: Destination, p
   const resolutionOf = async (n: ClusterNode) => {
     let r = resolutions.get(n.name);
     if (!r) {
-      r = await resolveServices(n.snapshot);
+      r = await resolveJudged(n.snapshot);
       resolutions.set(n.name, r);
     }
     return r;

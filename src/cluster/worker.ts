@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { InputError } from '../load/index.js';
 import { loadSnapshot } from '../load/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
-import { resolveServices } from '../kube/resolve.js';
+import { resolveJudged } from '../judge/index.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 
 interface Job {
@@ -21,7 +21,7 @@ interface Job {
 /** Structured clone of a full snapshot costs more than parsing it (rule objects): strip them. */
 async function reply(job: Job, snapshot: NodeSnapshot): Promise<unknown> {
   if (!job.resolve) return { id: job.id, snapshot };
-  const resolution = await resolveServices(snapshot);
+  const resolution = await resolveJudged(snapshot);
   const modes = proxyModes(snapshot);
   const light: NodeSnapshot = { ...snapshot, rulesets: [], nft: [], ipvs: [], ipsets: [], ipsetsByName: new Map() };
   return { id: job.id, snapshot: light, resolution, modes };

@@ -4,7 +4,7 @@
  * ipvsadm is run only when the kernel already has IPVS (it would otherwise load the module).
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -333,7 +333,48 @@ export async function collectTo(
   return { dir, host, manifest };
 }
 
-/** Collect into a fresh temporary directory (used when a command gets no input). */
-export async function collectLive(): Promise<{ dir: string; host: string; manifest: Manifest }> {
-  return collectTo(mkdtempSync(join(tmpdir(), 'kpx-live-')));
+/**
+ * The signals that end kpx while it collects: Ctrl-C, `kill`, a closed terminal. Each removes
+ * the temporary bundle, then ends kpx by the same signal (the shell sees 130 for Ctrl-C).
+ */
+const CLEANUP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Run fn with a fresh temporary directory (`<tmp>/<prefix>XXXXXX`) that is removed on every way
+ * out: fn's answer or error, process.exit (a closed stdout), SIGINT/SIGTERM/SIGHUP. A live
+ * bundle holds the node's whole rule set and its connection table: it must not stay behind.
+ */
+export async function withTemporaryDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const onSignal = (signal: NodeJS.Signals) => {
+    release();
+    remove();
+    // No handler is left for it now: the default action ends the process, as if kpx had none.
+    process.kill(process.pid, signal);
+  };
+  const handlers = CLEANUP_SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const);
+  function release() {
+    for (const [signal, h] of handlers) process.removeListener(signal, h);
+    process.removeListener('exit', remove);
+  }
+  for (const [signal, h] of handlers) process.once(signal, h);
+  process.once('exit', remove);
+  try {
+    return await fn(dir);
+  } finally {
+    release();
+    remove();
+  }
 }
+
+/**
+ * Collect this node into a temporary bundle and hand it to fn (used when a command gets no input);
+ * the bundle is removed when fn is done, whatever happens (withTemporaryDir).
+ */
+export async function withLiveBundle<T>(fn: (bundle: { dir: string; host: string; manifest: Manifest }) => Promise<T>): Promise<T> {
+  return withTemporaryDir(LIVE_PREFIX, async (dir) => fn(await collectTo(dir)));
+}
+
+/** The temporary live bundle's folder name: `kpx-live-` and six random characters, in the temp directory. */
+export const LIVE_PREFIX = 'kpx-live-';

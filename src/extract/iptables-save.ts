@@ -18,11 +18,17 @@ type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/common/format.js';
 import type { TextStream } from '../../grammars/common/stream.js';
-import { BUILTIN_CHAINS, type Chain, type Counters, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, type Chain, type Counters, type DeletedChain, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
 import { chainJump, clearSharedTargets, interpretRule, looksLikeExtensionTarget, type ChainTarget } from './iptables-rule.js';
+import { splitFragment, type TableInference } from './fragment-table.js';
 
-const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);
+
+/** Why a fragment's table was assumed, for its diagnostic: ` (line 3: -j DNAT)` or ` (no rule says; a guess)`. */
+function inferenceWords(i: TableInference | undefined): string {
+  if (!i) return '';
+  return i.basis === 'default' ? ' (no rule says which table; a guess)' : ` (line ${i.line}: ${i.why})`;
+}
 
 /**
  * How a message names a table: `table nat`, or `this fragment` for rules without a `*table` line,
@@ -33,14 +39,6 @@ function tableWords(t: { readonly name: string; readonly implicit: boolean }, de
   return `this fragment (${detail === undefined ? '' : `${detail}; `}no *table line, kpx assumes table ${t.name})`;
 }
 
-/** The table a fragment's rules belong to: nat when they NAT or mark for masquerade, else filter. */
-function inferTableName(rules: readonly Extract<LineSyntax, { kind: 'rule' }>[]): string {
-  for (const r of rules) {
-    if (r.chain === 'POSTROUTING' || r.chain.startsWith('KUBE-SVC-') || r.chain.startsWith('KUBE-SEP-') || r.chain === 'KUBE-NODE-PORT') return 'nat';
-    for (const i of r.items) if (i.kind === 'target' && NAT_TARGETS.has(i.name)) return 'nat';
-  }
-  return 'filter';
-}
 
 /**
  * A chain as it is read; it is then the model's Chain itself. Every field is there from the start
@@ -89,6 +87,10 @@ interface MutableTable {
   rulesStarted: boolean;
   /** Chains first seen after rules began (restore-style input): earlier `-j NAME` may have meant them. */
   lateChains?: Set<string>;
+  /** A fragment: how its table was inferred (fragment-table.ts). */
+  inferred?: TableInference;
+  /** Names jumped to before (or without) any chain of that name in the table. */
+  jumpedUnknown?: Set<string>;
   /** The chain of the last rule read (rules of one chain come together). */
   lastChain?: MutableChain;
   /**
@@ -99,6 +101,8 @@ interface MutableTable {
   run: SavedRule[];
   /** Per-rule warnings in rule order; `undeclared` ones are decided once the whole table is read. */
   ruleNotes: RuleNote[];
+  /** Chains `-X` deleted (restore input), in order. */
+  deleted?: DeletedChain[];
 }
 
 type RuleNote = { readonly undeclared: string; readonly line: number; readonly column: number } | { readonly undeclared?: undefined; readonly diagnostic: Diagnostic };
@@ -237,7 +241,10 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     let c = t.lastChain;
     if (c === undefined || c.name !== s.chain) {
       const declared = t.chains.get(s.chain);
-      if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
+      const deletedAt = declared ? undefined : t.deleted?.find((d) => d.name === s.chain)?.deletedAt;
+      if (deletedAt !== undefined) {
+        t.ruleNotes.push({ diagnostic: diagnostic('error', 'extract/rule-for-deleted-chain', `rule for chain ${s.chain}, which line ${deletedAt} deletes: iptables-restore refuses it`, file, line, column) });
+      } else if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
       c = declared ?? chainOf(t, s.chain);
       flushRun(t);
       t.lastChain = c;
@@ -262,8 +269,59 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     }
     ruleCount++;
   };
-  /** `-j NAME` in the table being read is a jump when NAME is one of its chains. */
-  const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto);
+  /**
+   * `-X NAME` (or a bare `-X`: every user chain) as iptables-restore applies it: the chain is gone
+   * from the table (a later `:NAME` makes a new one). The tool refuses to delete a chain that still
+   * has rules (an error here too, and the chain is taken as deleted). A built-in chain depends on
+   * the backend (measured, iptables 1.8.9): iptables-legacy-restore refuses, iptables-nft-restore
+   * deletes its base chain — a warning that says both.
+   */
+  const deleteChains = (t: MutableTable, name: string | undefined, line: number, column: number, spelled: string): void => {
+    flushRun(t);
+    t.lastChain = undefined;
+    const doomed = name === undefined ? [...t.chains.values()].filter((c) => !c.builtin) : [t.chains.get(name) ?? name];
+    const deleted = (t.deleted ??= []);
+    if (doomed.length === 0) deleted.push({ all: true, deletedAt: line, spelled });
+    for (const c of doomed) {
+      if (typeof c === 'string') {
+        // Not in this input: with --noflush it may be in the kernel, which deletes it.
+        deleted.push({ name: c, deletedAt: line, spelled });
+        continue;
+      }
+      if (c.rules.length > 0) {
+        const why = `it still has ${c.rules.length} rule${c.rules.length === 1 ? '' : 's'} (from line ${c.rules[0].line})`;
+        early.push(diagnostic('error', 'extract/delete-chain-refused', `${spelled} ${c.name}: iptables-restore refuses to delete chain ${c.name}: ${why}`, file, line, column));
+      } else if (c.builtin) {
+        const what = `${spelled} ${c.name} deletes a built-in chain: iptables-legacy-restore refuses it; iptables-nft-restore deletes the base chain, so table ${t.name} no longer sees the packets of that hook`;
+        early.push(diagnostic('warning', 'extract/delete-builtin-chain', what, file, line, column));
+      }
+      t.chains.delete(c.name);
+      deleted.push({
+        name: c.name,
+        ...(name === undefined ? { all: true as const } : {}),
+        ...(c.line !== undefined ? { line: c.line } : {}),
+        ...(c.policy !== undefined ? { policy: c.policy } : {}),
+        ...(c.counters !== undefined ? { counters: c.counters } : {}),
+        ...(c.rules.length > 0 ? { rules: c.rules } : {}),
+        deletedAt: line,
+        spelled,
+      });
+    }
+  };
+
+  /**
+   * `-j NAME` in the table being read is a jump when NAME is one of its chains — and also when NAME
+   * is no target extension iptables knows: iptables-restore reads such a name as a chain (and refuses
+   * the table when the chain does not exist), so a rule of a dump that jumps to a chain the dump does
+   * not hold is a jump to a missing chain (a cut or edited dump), never a non-terminating target.
+   */
+  const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto) ?? jumpToUnknown(current!, name, goto);
+  /** A jump to a name the table has no chain of (yet): recorded, so the table can say which of them it never held. */
+  const jumpToUnknown = (t: MutableTable, name: string, goto: boolean): Target | undefined => {
+    if (looksLikeExtensionTarget(name)) return undefined;
+    (t.jumpedUnknown ??= new Set()).add(name);
+    return chainJump(name, goto);
+  };
 
   // Entries are consumed as the grammar reads them (no document is kept).
   const onEntry = (e: DocumentEntry) => {
@@ -342,7 +400,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
           const c = chainOf(current, s.args[0]);
           c.line ??= e.line;
           if (s.args[1]) c.policy = s.args[1];
-        }
+        } else if (s.command === 'delete-chain') deleteChains(current, s.args[0], e.line, e.column, s.spelled);
         break;
       }
     }
@@ -364,9 +422,9 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
 
   function finish(scan: IptablesSaveScan): ParsedInput<Ruleset> {
     for (const t of tables) flushRun(t);
+    for (const t of [...tables]) if (t.implicit) nameFragment(t, tables);
     for (const t of tables) {
       if (!t.implicit) continue;
-      t.name = inferTableName(t.pending.syntax);
       for (const c of t.chains.values()) c.table = t.name;
       for (let k = 0; k < commands.length; k++) if (commands[k].table === '') commands[k] = { ...commands[k], table: t.name };
     }
@@ -376,7 +434,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
     for (const t of tables) {
       if (!t.implicit) continue;
       diagnostics.push(
-        diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name} and does not require chain declarations`, file, t.line, 1),
+        diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name}${inferenceWords(t.inferred)} and does not require chain declarations`, file, t.line, 1),
       );
     }
 
@@ -399,6 +457,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
       if (!t.committed && !t.implicit) {
         diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
       }
+      if (t.deleted) diagnostics.push(...jumpsToDeleted(t, file));
     }
 
     const frozenTables: Table[] = tables.map((t) => {
@@ -413,8 +472,11 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
         implicit: t.implicit,
         chains,
         chainsByName: byName,
+        ...(t.inferred ? { inferred: t.inferred } : {}),
+        ...(t.jumpedUnknown && !t.implicit ? missingOf(t.jumpedUnknown, byName) : {}),
         ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
         ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
+        ...(t.deleted ? { deletedChains: t.deleted } : {}),
       };
       return table;
     });
@@ -446,12 +508,66 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
  * not yet a chain. Read those rules again now that every chain is known. Never needed for
  * iptables-save output, which declares all chains first.
  */
+/**
+ * A fragment's table, inferred from its rules (fragment-table.ts); a grep holding nat and filter
+ * rules becomes two fragment tables (the second added to `tables` right after the first). Chains the
+ * fragment declares go with their rules, else stay in the first.
+ */
+function nameFragment(t: MutableTable, tables: MutableTable[]): void {
+  const parts = splitFragment(t.pending.syntax, t.pending.line);
+  const [main, ...others] = parts;
+  t.name = main.table;
+  t.inferred = main.inferred;
+  if (others.length === 0) return;
+  const all = t.pending;
+  const pick = (idx: readonly number[]): PendingRules => ({ syntax: idx.map((i) => all.syntax[i]), line: idx.map((i) => all.line[i]), column: idx.map((i) => all.column[i]), text: idx.map((i) => all.text[i]) });
+  t.pending = pick(main.rules);
+  let at = tables.indexOf(t);
+  for (const p of others) {
+    const pending = pick(p.rules);
+    const o: MutableTable = { name: p.table, line: pending.line[0] ?? t.line, committed: false, implicit: true, chains: new Map(), pending, run: [], rulesStarted: false, ruleNotes: [], inferred: p.inferred };
+    const theirs = new Set(pending.syntax.map((r) => r.chain));
+    const ours = new Set(t.pending.syntax.map((r) => r.chain));
+    for (const [name, c] of t.chains) {
+      if (!theirs.has(name) || ours.has(name)) continue;
+      t.chains.delete(name);
+      o.chains.set(name, c);
+    }
+    tables.splice(++at, 0, o);
+  }
+}
+
+/** The jump targets a table never held, once every chain is known (a chain declared after the jump is held). */
+function missingOf(names: ReadonlySet<string>, byName: ReadonlyMap<string, Chain>): { missingChains?: readonly string[] } {
+  const missing = [...names].filter((n) => !byName.has(n));
+  return missing.length ? { missingChains: missing } : {};
+}
+
 /** The last chain's run of appended rules into its list (see MutableTable.run). */
 function flushRun(t: MutableTable): void {
   const c = t.lastChain;
   if (c === undefined || t.run.length === 0) return;
   c.rules = c.rules.length === 0 ? t.run.slice() : c.rules.concat(t.run);
   t.run.length = 0;
+}
+
+/**
+ * Rules left jumping to a chain `-X` deleted (and not declared again): iptables-restore refuses
+ * both orders — deleting a chain a rule still jumps to, and a jump to a chain that is gone.
+ */
+function jumpsToDeleted(t: MutableTable, file: string): Diagnostic[] {
+  const gone = new Map<string, number>();
+  for (const d of t.deleted ?? []) if (d.name !== undefined && !t.chains.has(d.name)) gone.set(d.name, d.deletedAt);
+  const out: Diagnostic[] = [];
+  if (gone.size === 0) return out;
+  for (const c of t.chains.values()) {
+    for (const r of c.rules) {
+      const to = r.target?.kind === 'jump' || r.target?.kind === 'goto' ? r.target.chain : r.target?.kind === 'extension' ? r.target.name : undefined;
+      const at = to === undefined ? undefined : gone.get(to);
+      if (at !== undefined) out.push(diagnostic('error', 'extract/jump-to-deleted-chain', `rule jumps to chain ${to}, which line ${at} deletes: iptables-restore refuses it`, file, r.line, r.column));
+    }
+  }
+  return out;
 }
 
 /** iptables-restore takes rules for built-in chains without a `:CHAIN` line, not for other chains. */

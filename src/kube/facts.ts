@@ -33,6 +33,17 @@ export interface Target {
   readonly evidence: Evidence[];
 }
 
+/**
+ * A balancing target the rules name (an endpoint chain) whose address the evidence does not give:
+ * the chain is not in the paste and no comment says where it goes. An endpoint nonetheless, with
+ * its share when the ladder gives it.
+ */
+export interface UnresolvedTarget {
+  readonly via: string;
+  readonly share: number | null;
+  readonly evidence: readonly Evidence[];
+}
+
 /** What the dumps do not show, though the rules that are there point at it. */
 export type Absence =
   /** A balancing rule jumps to an endpoint chain the dump does not hold (cut out of a paste). */
@@ -113,6 +124,8 @@ export interface ServiceFacts {
   /** Session affinity's timeout; null when affinity is on but its timeout is hidden (`xt match recent`). */
   readonly affinitySeconds?: number | null;
   readonly targets: readonly Target[];
+  /** Endpoints the rules name whose address is not in the evidence. */
+  readonly unresolved?: readonly UnresolvedTarget[];
   /** The balancing chain exists and holds no endpoint rule (nor a drop/reject for no endpoints). */
   readonly emptyBalancing?: string;
   readonly noEndpoints: readonly NoEndpointFact[];

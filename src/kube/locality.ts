@@ -1,31 +1,68 @@
 /**
- * Is an endpoint on this node? Only the dumps can say: the endpoint's route goes to a local pod
+ * Is an endpoint on this node? The dumps say first: the endpoint's route goes to a local pod
  * interface or bridge (true), via another node or a tunnel (false); an address of the node itself
  * (hostNetwork endpoint) is local; without routes, the subnet of a bridge (local) or physical link
- * (remote). Otherwise unknown. The one locality module of all three proxy modes.
+ * (remote). When they do not say, the API's objects may: an EndpointSlice endpoint (or a Pod) names
+ * its `nodeName`, and this node is identified among the Node objects (by the snapshot's name, or by
+ * an address from `ip addr` / --node-ip: intent.ts identifyNode). Otherwise unknown. The one
+ * locality module of all three proxy modes.
  */
 import { cidrContains, parseIp, type Ip } from '../model/addr.js';
+import { identifyNode } from './intent.js';
 import { interfaceRole, type InterfaceRole, type NetInterface } from '../model/iface.js';
 import { lookupRoute, REJECT_TYPES } from '../model/route.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 
 export function endpointLocality(snapshot: NodeSnapshot, ipText: string): boolean | null {
-  return localityOf(snapshot, parseEndpointIp(ipText));
+  const ip = parseEndpointIp(ipText);
+  return localityOf(snapshot, ip) ?? (ip ? (apiLocality(snapshot)?.get(`${ip.family}:${ip.value}`) ?? null) : null);
 }
 
 /**
  * endpointLocality() for the many endpoints of one snapshot (tens of thousands at 10k Services):
  * each address is answered once, as Service ports share endpoints. Always null without
- * addresses and routes.
+ * addresses, routes and API objects.
  */
 export function endpointLocalityLookup(snapshot: NodeSnapshot): (ipText: string) => boolean | null {
-  if (snapshot.interfaces.length === 0 && snapshot.routes.length === 0 && snapshot.extraNodeIps.length === 0) return () => null;
+  if (snapshot.interfaces.length === 0 && snapshot.routes.length === 0 && snapshot.extraNodeIps.length === 0 && apiLocality(snapshot) === undefined) return () => null;
   const memo = new Map<string, boolean | null>();
   return (ipText) => {
     let local = memo.get(ipText);
     if (local === undefined) memo.set(ipText, (local = endpointLocality(snapshot, ipText)));
     return local;
   };
+}
+
+const apiIndexes = new WeakMap<NodeSnapshot, ReadonlyMap<string, boolean> | null>();
+
+/**
+ * From the API's objects: address key (`family:value`) → whether the endpoint (EndpointSlice
+ * endpoint, else Pod) with that address runs on this node. Undefined when there are no API objects
+ * or this node is not identified among their Nodes.
+ */
+function apiLocality(snapshot: NodeSnapshot): ReadonlyMap<string, boolean> | undefined {
+  const known = apiIndexes.get(snapshot);
+  if (known !== undefined) return known ?? undefined;
+  const api = snapshot.api;
+  const node = api ? identifyNode(api, snapshot) : null;
+  if (!api || !node) {
+    apiIndexes.set(snapshot, null);
+    return undefined;
+  }
+  const out = new Map<string, boolean>();
+  const add = (address: string, nodeName: string | null) => {
+    const ip = nodeName === null ? undefined : parseIp(address);
+    if (ip && !out.has(`${ip.family}:${ip.value}`)) out.set(`${ip.family}:${ip.value}`, nodeName === node.node.name);
+  };
+  for (const sl of api.slices) for (const e of sl.endpoints) for (const a of e.addresses) add(a, e.nodeName);
+  for (const p of api.pods) for (const a of p.podIPs) add(a, p.nodeName);
+  // The node's own addresses (hostNetwork endpoints) are local.
+  for (const a of node.node.addresses) {
+    const ip = parseIp(a);
+    if (ip) out.set(`${ip.family}:${ip.value}`, true);
+  }
+  apiIndexes.set(snapshot, out);
+  return out;
 }
 
 function localityOf(snapshot: NodeSnapshot, ip: Ip | undefined): boolean | null {

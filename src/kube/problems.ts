@@ -24,6 +24,12 @@ export interface ProblemFields {
   'share-hidden': { chain: string; match: string };
   /** …and `-m recent --rcheck` only as `xt match recent`: affinity is on, its timeout unknown. */
   'affinity-hidden': { chain: string };
+  /**
+   * Resolution-wide: kube-proxy iptables-mode Service chains no built-in chain reaches (leftovers of
+   * an earlier proxy mode, or of a kube-proxy that stopped): they act on no packet, so they are no
+   * Service's state. `servicePorts`: how many Service ports they would have been.
+   */
+  'leftover-service-chains': { table: string; chains: number; servicePorts: number; example: string; file: string };
   // --- absences the builder reports
   'endpoint-chain-absent': { chain: string; from: string };
   'service-chain-absent': { chain: string };

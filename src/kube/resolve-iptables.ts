@@ -25,9 +25,10 @@ import { endpointFromComment, parseServiceComment, type CommentIdentity } from '
 import { portProtoHash, servicePortName } from './hash.js';
 import { endpointLocalityLookup } from './locality.js';
 import { chainOwner } from './owner.js';
+import { reachableChains } from './reach.js';
 import { problem, type ServiceProblem } from './problems.js';
 import { buildServicePort } from './service-builder.js';
-import type { Absence, FrontEnd, HashClaim, NoEndpointFact, OwnedObject, ServiceFacts, Target } from './facts.js';
+import type { Absence, FrontEnd, HashClaim, NoEndpointFact, OwnedObject, ServiceFacts, Target, UnresolvedTarget } from './facts.js';
 import type { Evidence, ForeignObject, Protocol, Resolution, ServicePort } from './types.js';
 import { compareServicePorts } from './types.js';
 
@@ -66,6 +67,10 @@ interface Group {
   internalLocal?: boolean;
   /** External addresses known only from REJECT/DROP rules, which are the same for externalIPs and LoadBalancer IPs. */
   ambiguousExternal?: boolean;
+  /** Dispatch rules in nat KUBE-SERVICES / KUBE-NODEPORTS name this Service port. */
+  natDispatch?: boolean;
+  /** Filter chains whose rules name this Service port (KUBE-SERVICES, KUBE-EXTERNAL-SERVICES, KUBE-PROXY-FIREWALL). */
+  filterChains?: Set<string>;
   externalLocal?: boolean;
   /** Evidence so far; buildServicePort appends the chains' rules and hands it to the ServicePort. */
   evidence: Evidence[];
@@ -231,6 +236,7 @@ function readBalancingChain(chain: Chain): BalancingChain {
   let affinity: number | undefined | null;
   let noEndpoints: NoEndpointFact | undefined;
   const hidden: string[] = [];
+  let affinityOnly: EndpointRule[] | undefined;
   const { rules, times } = unrepeated(chain.rules);
   // An XLB/SVL chain's drop (KUBE-MARK-DROP, kube-proxy ≤1.23: "has no local endpoints") is for
   // traffic without a local endpoint; a REJECT is for a Service without endpoints.
@@ -250,8 +256,10 @@ function readBalancingChain(chain: Chain): BalancingChain {
     if (xt && isEndpointChain(target)) {
       // kube-proxy's endpoint rules carry `-m recent --rcheck` (affinity) or `-m statistic`: nft shows
       // either only by name. An affinity check is not an endpoint rule; a share it hides is unknown.
-      if (xt.module === 'recent') affinity ??= null;
-      else {
+      if (xt.module === 'recent') {
+        affinity ??= null;
+        (affinityOnly ??= []).push({ rule: r, index: i, sep: target, probability: null });
+      } else {
         if (!hidden.includes(xt.text)) hidden.push(xt.text);
         endpoints.push({ rule: r, index: i, sep: target, probability: null });
       }
@@ -260,9 +268,21 @@ function readBalancingChain(chain: Chain): BalancingChain {
     const recent = recentCheck(r);
     if (recent) {
       affinity = recent.seconds ?? 10800;
+      if (isEndpointChain(target)) (affinityOnly ??= []).push({ rule: r, index: i, sep: target, probability: null });
       continue;
     }
     if (isEndpointChain(target)) endpoints.push({ rule: r, index: i, sep: target, probability: endpointProbability(r) });
+  }
+  // kube-proxy writes an affinity check and a ladder rule for every endpoint. An endpoint chain only an
+  // affinity check names (a grep that kept the `--rcheck` lines, not the ladder) is still an endpoint:
+  // its share is not in the evidence.
+  if (affinityOnly) {
+    const inLadder = new Set(endpoints.map((e) => e.sep));
+    for (const a of affinityOnly) {
+      if (inLadder.has(a.sep)) continue;
+      inLadder.add(a.sep);
+      endpoints.push(a);
+    }
   }
   return { endpoints, hidden, repeated: times, blockLength: rules.length, ...(affinity !== undefined ? { affinity } : {}), ...(noEndpoints ? { noEndpoints } : {}) };
 }
@@ -316,13 +336,15 @@ export function resolveIptables(snapshot: NodeSnapshot): Resolution {
   const services: ServicePort[] = [];
   const others: ForeignObject[] = [];
   const locality = endpointLocalityLookup(snapshot);
+  const problems: Resolution['problems'][number][] = [];
   for (const rs of snapshot.rulesets) {
     const out = resolveRuleset(rs, locality);
     for (const s of out.services) services.push(s);
     for (const o of out.others) others.push(o);
+    problems.push(...out.problems);
   }
   sortServicePorts(services);
-  return { services, others, problems: [] };
+  return { services, others, problems };
 }
 
 /**
@@ -341,7 +363,7 @@ function sortServicePorts(services: ServicePort[]): void {
   services.sort(compareServicePorts);
 }
 
-function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): { services: ServicePort[]; others: ForeignObject[] } {
+function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): { services: ServicePort[]; others: ForeignObject[]; problems: Resolution['problems'] } {
   const nat = rs.tables.find((t) => t.name === 'nat');
   const filter = rs.tables.find((t) => t.name === 'filter');
   const groups = new Map<string, Group>();
@@ -379,6 +401,7 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
       if (!g.identity && id) g.identity = id;
       const ev = evidenceOf(r);
       g.evidence.push(ev);
+      g.natDispatch = true;
       if (!nat?.chainsByName.has(target!)) g.absentChain ??= target;
       const proto = ruleProtocol(r);
       const port = ruleDport(r);
@@ -450,6 +473,7 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
       }
       const ev = evidenceOf(r);
       g.evidence.push(ev);
+      (g.filterChains ??= new Set()).add(chainName);
       if (noEp) g.noEndpoints = true;
       if (noLocal) {
         g.noLocalEndpoints = true;
@@ -490,6 +514,7 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
     const g = groupFor(hash);
     const ev = evidenceOf(r);
     g.evidence.push(ev);
+    (g.filterChains ??= new Set()).add(kubeProxyFirewallChain);
     const dst = ruleDestination(r);
     if (dst) {
       g.externalIPs?.delete(dst);
@@ -506,9 +531,22 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
   const results: ServicePort[] = [];
   // Names of the chains the Service ports own (their `chains`).
   const claimed = new Set<string>();
+  // Service chains no hook reaches are leftovers (an earlier proxy mode's): no Service's state.
+  const reach = { nat: nat ? reachableChains(nat) : undefined, filter: filter ? reachableChains(filter) : undefined };
+  const leftovers: Group[] = [];
   for (const g of groups.values()) {
+    if (isLeftover(g, reach)) {
+      leftovers.push(g);
+      continue;
+    }
     const facts = readFacts(g, endpointChains, truncation, cutChains, fragment, claimed);
     if (facts) results.push(buildServicePort(facts, locality));
+  }
+  const left = leftoverChains(leftovers, claimed);
+  // …and kube-proxy's per-Service or endpoint chains of no Service that no hook reaches either (an orphan KUBE-SEP).
+  for (const [t, r] of [[nat, reach.nat], [filter, reach.filter]] as const) {
+    if (!t || !r || leftovers.length === 0) continue;
+    for (const c of t.chains) if (!claimed.has(c.name) && !r.has(c.name) && /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-/.test(c.name)) left.add(c.name);
   }
 
   // 5. Everything else: kube-proxy infrastructure or other agents.
@@ -518,11 +556,58 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
     for (let i = 0; i < chains.length; i++) {
       const c = chains[i];
       if (c.builtin || claimed.has(c.name)) continue;
-      const o: ForeignObject = { kind: 'chain', table: t.name, name: c.name, owner: chainOwner(c.name), file: rs.file, ...(c.line !== undefined ? { line: c.line } : {}) };
+      const o: ForeignObject = { kind: 'chain', table: t.name, name: c.name, owner: chainOwner(c.name), file: rs.file, ...(c.line !== undefined ? { line: c.line } : {}), ...(left.has(c.name) ? { leftover: true as const } : {}) };
       others.push(o);
     }
   }
-  return { services: results, others };
+  const first = leftovers.length ? [...left][0] : undefined;
+  const firstChain = first !== undefined ? nat?.chainsByName.get(first) ?? filter?.chainsByName.get(first) : undefined;
+  const problems: Resolution['problems'] =
+    first !== undefined
+      ? [
+          {
+            problem: problem('leftover-service-chains', { table: nat ? 'nat' : 'filter', chains: left.size, servicePorts: leftovers.length, example: first, file: rs.file }),
+            evidence: firstChain ? [{ file: rs.file, line: firstChain.line ?? firstChain.rules[0]?.line ?? 0, text: firstChain.line !== undefined ? `:${first} - [0:0]` : firstChain.rules[0]?.raw ?? first, where: `${firstChain.table}/${first}` }] : [],
+          },
+        ]
+      : [];
+  return { services: results, others, problems };
+}
+
+/**
+ * A Service port whose chains and rules no hook reaches, in tables whose reach is known: a leftover.
+ * When a table's reach is not known (a grep, a restore payload, a cut table) its evidence counts as live.
+ */
+function isLeftover(g: Group, reach: { nat: ReadonlySet<string> | undefined; filter: ReadonlySet<string> | undefined }): boolean {
+  const natChains = [g.svc, g.svl, g.ext, g.xlb, ...(g.fw ?? []).filter((f) => f.table === 'nat').map((f) => f.chain)].filter((c): c is Chain => c !== undefined);
+  const filterChains = [...(g.filterChains ?? []), ...(g.fw ?? []).filter((f) => f.table === 'filter').map((f) => f.chain.name)];
+  if (natChains.length === 0 && !g.natDispatch && filterChains.length === 0) return false;
+  if (natChains.length > 0 || g.natDispatch) {
+    if (reach.nat === undefined) return false;
+    if (natChains.some((c) => reach.nat!.has(c.name))) return false;
+    if (g.natDispatch && (reach.nat.has(kubeServicesChain) || reach.nat.has(kubeNodePortsChain))) return false;
+  }
+  if (filterChains.length > 0) {
+    if (reach.filter === undefined) return false;
+    if (filterChains.some((c) => reach.filter!.has(c))) return false;
+  }
+  return true;
+}
+
+/** The chains of leftover Service ports (their own and their endpoint chains), not claimed by a live one. */
+function leftoverChains(leftovers: readonly Group[], claimed: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const g of leftovers) {
+    for (const c of [g.svc, g.svl, g.ext, g.xlb, ...(g.fw ?? []).map((f) => f.chain)]) {
+      if (!c) continue;
+      if (!claimed.has(c.name)) out.add(c.name);
+      for (const r of c.rules) {
+        const t = jumpTarget(r);
+        if (t && isEndpointChain(t) && !claimed.has(t)) out.add(t);
+      }
+    }
+  }
+  return out;
 }
 
 function addChain(g: Group, table: string, role: PerServiceRole, c: Chain): void {
@@ -709,6 +794,7 @@ function readFacts(
   if (svl && svl !== balancing) pushEvidence(evidence, svl.rules);
 
   const targets: Target[] = [];
+  let unresolved: UnresolvedTarget[] | undefined;
   let seps: string[] = [];
   if (read) {
     // A share the evidence hides makes every share unknown (each is what the earlier rules leave).
@@ -740,7 +826,11 @@ function readFacts(
         const fromComment = endpointFromRuleComment(e.rule);
         if (fromComment) ({ ip, port } = fromComment);
       }
-      if (!ip) continue;
+      if (!ip) {
+        // An endpoint chain the rules name but the evidence does not hold: an endpoint whose address is unknown.
+        (unresolved ??= []).push({ via: e.sep, share: shares[i], evidence: epEvidence });
+        continue;
+      }
       const share = shares[i];
       if (!balancingCut && share !== null && Math.abs(share - 1 / n) > 1e-6 && (noZeroShares ??= read.endpoints.every((x) => x.probability === undefined || (x.probability !== null && x.probability > 0)))) {
         problems.push(problem('unequal-share', { endpoint: `${ip}:${port}`, share, equal: 1 / n }));
@@ -803,6 +893,7 @@ function readFacts(
     internalTrafficPolicy,
     affinitySeconds: affinity,
     targets,
+    ...(unresolved ? { unresolved } : {}),
     emptyBalancing: balancing && read && read.endpoints.length === 0 && !g.noEndpoints && !read.noEndpoints ? balancing.name : undefined,
     noEndpoints,
     absences: uniqueAbsences(absences),

@@ -67,6 +67,8 @@ export function buildServicePort(f: ServiceFacts, locality: (ip: string) => bool
     sessionAffinity: f.affinitySeconds !== undefined ? { timeoutSeconds: f.affinitySeconds } : null,
     state,
     endpoints,
+    // undefined (one object shape for every Service port) unless the rules name endpoints the evidence does not hold.
+    unresolvedEndpoints: f.unresolved?.length ? f.unresolved : undefined,
     mode: f.mode,
     family: f.family,
     identifiedBy: id ? id.by : 'address',

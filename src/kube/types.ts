@@ -4,7 +4,7 @@
  * The JSON form of ServicePort is the stable `kpx services -o json` schema (docs/commands/services.md).
  */
 
-import type { FrontEnd, OwnedObject } from './facts.js';
+import type { FrontEnd, OwnedObject, UnresolvedTarget } from './facts.js';
 import type { ServiceProblem } from './problems.js';
 
 export type Protocol = 'tcp' | 'udp' | 'sctp';
@@ -59,6 +59,11 @@ export interface ServicePort {
   readonly sessionAffinity: { readonly timeoutSeconds: number | null } | null;
   readonly state: ServiceState;
   readonly endpoints: readonly Endpoint[];
+  /**
+   * Endpoints the rules name (an endpoint chain a balancing or affinity rule jumps to) whose address
+   * the evidence does not hold, with their share when known (typed; the judgement's `unknown` says them in JSON).
+   */
+  readonly unresolvedEndpoints?: readonly UnresolvedTarget[];
   readonly mode: ProxyModeName;
   readonly family: 4 | 6;
   /** How the Service's name was found. */
@@ -87,6 +92,8 @@ export interface ForeignObject {
   readonly owner: string;
   readonly file: string;
   readonly line?: number;
+  /** A kube-proxy Service chain nothing reaches from the hooks (reach.ts): a leftover, not live state. */
+  readonly leftover?: true;
 }
 
 export interface Resolution {

@@ -6,6 +6,7 @@
 import type { Chain, Rule, Ruleset, Table } from '../model/netfilter.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
+import { judgeNode, type NodeJudgement } from '../judge/index.js';
 import type { Evidence, Resolution, ServicePort } from '../kube/types.js';
 import { servicePortName } from '../kube/hash.js';
 import type { Related } from './rule.js';
@@ -28,7 +29,10 @@ export interface TableIndex {
 
 export interface LintContext {
   readonly snapshot: NodeSnapshot;
+  /** The judged Service ports (src/judge): their `state` is the judgement's. */
   readonly resolution: Resolution;
+  /** The node's judgement: evidence completeness, stale rules, leftovers, each Service port's judgement. */
+  readonly judgement: NodeJudgement;
   readonly modes: readonly ProxyMode[];
   readonly tables: readonly TableIndex[];
   /** `file\0table\0chain` → the Service port that owns the chain (iptables mode). */
@@ -61,7 +65,9 @@ export function chainTargetOf(r: Rule, family: 4 | 6): string | undefined {
   return t.kind === 'extension' && !isTargetExtension(t.name, family) ? t.name : undefined;
 }
 
-export function buildContext(snapshot: NodeSnapshot, resolution: Resolution): LintContext {
+export function buildContext(snapshot: NodeSnapshot, given: Resolution, judged?: NodeJudgement): LintContext {
+  const judgement = judged ?? judgeNode(snapshot, given);
+  const resolution = judgement.resolution;
   const tables: TableIndex[] = [];
   for (const rs of snapshot.rulesets) {
     for (const table of rs.tables) {
@@ -102,6 +108,7 @@ export function buildContext(snapshot: NodeSnapshot, resolution: Resolution): Li
   return {
     snapshot,
     resolution,
+    judgement,
     modes: proxyModes(snapshot),
     tables,
     serviceOfChain: (file, _table, chain) => byChain.get(`${file}\0${chain}`),

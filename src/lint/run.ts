@@ -5,6 +5,7 @@
 import type { NodeSnapshot } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import { resolveServices } from '../kube/resolve.js';
+import { judgeNode } from '../judge/index.js';
 import { buildContext, type LintContext } from './context.js';
 import { formatMessage, severityRank, type Finding, type LintRule, type Report, type RequiredInput, type RuleContext, type Severity } from './rule.js';
 import { findingFingerprint, type FingerprintFields } from './fingerprint.js';
@@ -18,7 +19,7 @@ export interface LintOptions {
   readonly disable?: readonly string[];
   /** Per-rule severity; 'off' disables the rule. */
   readonly severities?: Readonly<Record<string, SeveritySetting>>;
-  /** Use this resolution instead of resolving again (callers that already have one). */
+  /** Use this resolution instead of resolving again (callers that already have one); it is judged (src/judge) once. */
   readonly resolution?: Resolution;
   /** The rule set (default: the lint rules; `kpx migrate-check` passes the migration rules). */
   readonly rules?: readonly LintRule[];
@@ -136,8 +137,9 @@ export function runRules(ctx: LintContext, opts: LintOptions = {}): { findings: 
 
 export async function lintSnapshot(snapshot: NodeSnapshot, opts: LintOptions = {}): Promise<LintResult> {
   const started = performance.now();
-  const resolution = opts.resolution ?? (await resolveServices(snapshot));
-  const ctx = buildContext(snapshot, resolution);
+  // Rules read the judged Service ports (src/judge): the state every command prints, never their own.
+  const judgement = judgeNode(snapshot, opts.resolution ?? (await resolveServices(snapshot)));
+  const ctx = buildContext(snapshot, judgement.resolution, judgement);
   const context = performance.now() - started;
   const { findings, timings, rules, skipped } = runRules(ctx, opts);
   return { findings, summary: summarize(findings), rules, skipped, timings: { context, ...timings } };

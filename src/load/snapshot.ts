@@ -4,11 +4,13 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ParsedFile } from './index.js';
 import { InputError, parseInput, readInputs } from './index.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
 import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import { iptablesViewOf } from '../extract/iptables-nft-view.js';
+import { separateIptablesViews, separateNftViews } from './views.js';
 import type { Ruleset } from '../model/netfilter.js';
 import type { IpSet, IpSetDump } from '../model/ipset.js';
 import type { IpvsDump } from '../model/ipvs.js';
@@ -123,6 +125,11 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       if (view) rulesets.push(view);
     }
   }
+  // One ruleset written twice (a restore payload, an nft -f transaction, the dump given twice) is read once.
+  const ipt = separateIptablesViews(rulesets);
+  const transactions = new Set(files.filter((f) => f.parsed?.variant === 'transaction').map((f) => f.path));
+  const nftViews = separateNftViews(nft, transactions);
+  const secondViews = [...ipt.views, ...nftViews.views];
   const loaded: LoadedFile[] = files.map((f) => {
     const variant = variants.get(f) ?? f.parsed?.variant;
     return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
@@ -131,7 +138,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   return {
     name: opts.name ?? 'node',
     files: loaded,
-    rulesets,
+    rulesets: ipt.rulesets,
     ipsets,
     ipsetsByName: new Map(ipsets.map((s) => [s.name, s])),
     ipvs,
@@ -141,8 +148,9 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
     bridgePorts: [...bridgePorts, ...portsOfLinks(interfaces)],
     ...(kernel ? { kernel } : {}),
     sysctls,
-    nft,
+    nft: nftViews.nft,
     extraNodeIps,
+    ...(secondViews.length ? { secondViews } : {}),
     ...(kubeProxyLogs.length || kubeProxyConfigs.length ? { kubeProxy: { logs: kubeProxyLogs, configs: kubeProxyConfigs } } : {}),
     ...(api.length ? { api: mergeApiObjects(api) } : {}),
     ...(ctTables.length || ctStats.length ? { conntrack: { tables: ctTables, stats: ctStats } } : {}),
@@ -204,6 +212,9 @@ export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptio
   opts = opts.name === undefined ? { ...opts, name: nodeNameOf(paths) } : opts;
   const parsed: ParsedFile[] = [];
   for (let i = 0; i < inputs.length; i++) {
+    // Between files, let the event loop run: a spinner's frame, a Ctrl-C handler (live mode removes
+    // its temporary bundle then), a test runner's messages. A file's own parse is synchronous.
+    if (i > 0) await yieldToEventLoop();
     opts.onFile?.(inputs[i].path, i, inputs.length);
     const path = inputs[i].path;
     const onParse = opts.onParse;

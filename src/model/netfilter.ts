@@ -144,10 +144,43 @@ export interface Table {
   readonly committed: boolean;
   /** Rules pasted without a `*table` line: the table name was inferred. */
   readonly implicit: boolean;
+  /**
+   * A fragment's table (implicit): how its name was inferred — `content` from the rule at `line`
+   * (`why`: `-j DNAT`, `chain KUBE-SVC-…`), or `default` when no rule said (a guess: filter).
+   */
+  readonly inferred?: { readonly basis: 'content' | 'default'; readonly line?: number; readonly why?: string };
+  /**
+   * Chains the table's rules jump or go to that it does not hold (recorded as the rules are read, so
+   * no pass over them is needed): iptables-restore refuses such a table, and the kernel cannot hold it.
+   */
+  readonly missingChains?: readonly string[];
   readonly generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
   /** Chains in declaration order (built-ins first as iptables-save prints them). */
   readonly chains: readonly Chain[];
   readonly chainsByName: ReadonlyMap<string, Chain>;
+  /**
+   * Chains that restore input deletes (`-X CHAIN`: kube-proxy removes a stale Service's chains so,
+   * after declaring them to flush them). As after iptables-restore, they are not in `chains`;
+   * kept here so that `kpx dump` writes the deletion back. Absent when nothing was deleted.
+   */
+  readonly deletedChains?: readonly DeletedChain[];
+}
+
+/** A chain `-X` deleted: its declaration (when the input had one) and the deleting line. */
+export interface DeletedChain {
+  /** The chain; absent only for a bare `-X` that found no user chain to delete. */
+  readonly name?: string;
+  /** Deleted by a bare `-X`, which deletes every user chain of the table. */
+  readonly all?: true;
+  /** Its `:NAME …` declaration line, when it was declared before the deletion. */
+  readonly line?: number;
+  readonly policy?: string;
+  readonly counters?: Counters;
+  /** Rules it still had: iptables-restore refuses such a deletion (an error says so); kept for the round trip. */
+  readonly rules?: readonly Rule[];
+  /** The `-X` line, and the option as spelled there (`-X` or `--delete-chain`). */
+  readonly deletedAt: number;
+  readonly spelled: string;
 }
 
 export interface UnsupportedLine {

@@ -27,6 +27,28 @@ export interface LoadedFile {
   readonly bytes: number;
 }
 
+/**
+ * A second view of a ruleset already read (src/load/views.ts): kube-proxy's iptables-restore input
+ * beside iptables-save, an `nft -f` transaction beside `nft list ruleset`, or the same dump twice.
+ * Not resolved again (nothing is counted twice); each of its rules is matched to the dump's.
+ */
+export interface SecondView {
+  readonly kind: 'iptables-restore-input' | 'iptables-save' | 'nft-transaction';
+  /** The view's file. */
+  readonly file: string;
+  /** The dump it is a view of (the one kpx reads). */
+  readonly of: string;
+  readonly family?: 4 | 6;
+  /** Rules (and map elements) in the view, and how many of them the dump holds. */
+  readonly rules: number;
+  readonly matched: number;
+  /** The view's rules the dump does not hold (the first few), and how many there are. */
+  readonly differing: readonly { readonly line: number; readonly text: string; readonly chain: string }[];
+  readonly differingCount: number;
+  /** The dump's rule line → the view's line of the same rule: each line of either stays citable. */
+  readonly lines: ReadonlyMap<number, number>;
+}
+
 export interface NodeSnapshot {
   readonly name: string;
   readonly files: readonly LoadedFile[];
@@ -50,6 +72,8 @@ export interface NodeSnapshot {
   readonly kubeProxy?: { readonly logs: readonly KubeProxyLog[]; readonly configs: readonly KubeProxyConfig[] };
   /** The API server's objects (`kubectl get svc,endpointslices,nodes,pods -o json|yaml`), when given: the intent. */
   readonly api?: ApiObjects;
+  /** Second views of rulesets already read (restore input, `nft -f` input, a dump given twice): read once (optional). */
+  readonly secondViews?: readonly SecondView[];
   /** Connection tracking: `conntrack -L` / `/proc/net/nf_conntrack` tables and `conntrack -S`/`-C` (optional: older callers build snapshots without them). */
   readonly conntrack?: { readonly tables: readonly ConntrackTable[]; readonly stats: readonly ConntrackStats[] };
 }

@@ -14,6 +14,8 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
   'external-kind-ambiguous': (p) =>
     `the dump does not say whether ${p.addresses.join(', ')} ${p.addresses.length > 1 ? 'are externalIPs or LoadBalancer ingress IPs' : 'is an externalIP or a LoadBalancer ingress IP'} (kube-proxy writes the same REJECT/DROP rule for both); listed as externalIPs`,
   'balancing-chain-empty': (p) => `${p.chain} has no endpoint rules`,
+  'leftover-service-chains': (p) =>
+    `${p.chains} kube-proxy iptables-mode chain${p.chains === 1 ? '' : 's'} in ${p.file} table ${p.table} (${p.servicePorts} Service port${p.servicePorts === 1 ? '' : 's'}' worth, e.g. ${p.example}) ${p.chains === 1 ? 'is' : 'are'} reached by no hook: leftovers of an earlier proxy mode that act on no packet; not counted as Services (kube-proxy --cleanup removes them)`,
   'repeated-rules': (p) => `${p.chain} holds the same ${p.rules} rule${p.rules === 1 ? '' : 's'} ${p.times} times (a paste repeated?); read once`,
   'share-hidden': (p) =>
     `${p.chain} chooses endpoints with \`${p.match}\`, which the nft listing of iptables-nft prints without its probability: each endpoint's share is unknown (iptables-save shows it)`,

@@ -7,6 +7,8 @@ import { formatHostPort } from '../model/addr.js';
 import { printable } from '../source/index.js';
 import type { Colors } from './colors.js';
 import { problemText } from './problems.js';
+import type { NodeJudgement, ServiceJudgement } from '../judge/index.js';
+import { caveatText, evidenceText, leftoversText, staleText, unknownJson, unknownText as unknownPartText } from './judgement.js';
 
 export function serviceLabel(s: ServicePort): string {
   // Unnamed: the resolver's id (`VIP:port/proto`, `*:NODEPORT/proto`, `KUBE-SVC-…/proto`).
@@ -45,6 +47,8 @@ export function serviceName(s: ServicePort): string {
 
 /** `3 (1 local)`: how many endpoints, and how many of them are on this node (when the dumps say). */
 export function endpointSummary(s: ServicePort): string {
+  const unresolved = s.unresolvedEndpoints?.length ?? 0;
+  if (unresolved > 0) return `${s.endpoints.length + unresolved} (${unresolved} address${unresolved === 1 ? '' : 'es'} unknown)`;
   const n = s.endpoints.length;
   if (n === 0) return '0';
   let local = 0;
@@ -69,8 +73,9 @@ function serviceChains(s: ServicePort): string {
   return own.length ? printable([...new Set(own)].join(','), 4096) : '<none>';
 }
 
-export function reasonText(s: ServicePort): string {
-  const r = stateReason(s);
+/** The REASON column: the judgement's (src/judge) when given, else the resolver's reading (stateReason). */
+export function reasonText(s: ServicePort, j?: ServiceJudgement): string {
+  const r = j ? (j.reason === null ? null : { code: j.reason, more: j.more }) : stateReason(s);
   return r === null ? '' : `${r.code}${r.more ? ` +${r.more}` : ''}`;
 }
 
@@ -119,6 +124,8 @@ export interface TableOptions {
   /** The terminal's width (or 120); ignored with `wide`, which prints every cell whole. */
   readonly width: number;
   readonly wide?: boolean;
+  /** The node's judgement of each Service port (its REASON); without it, the resolver's reading. */
+  readonly judgementOf?: (s: ServicePort) => ServiceJudgement;
 }
 
 /** `kpx services`: one row per Service port, kubectl-style, unhealthy first. */
@@ -132,7 +139,7 @@ export function renderServicesTable(res: Resolution, c: Colors, opts: TableOptio
       portsText(s),
       endpointSummary(s),
       stateCell(s, c),
-      reasonText(s),
+      reasonText(s, opts.judgementOf?.(s)),
     ];
     if (opts.wide) {
       const external = [...s.externalIPs, ...s.loadBalancerIPs];
@@ -174,9 +181,9 @@ function wrap(text: string, indent: string, first = indent): string[] {
 }
 
 /** `kpx services --service X`: one Service port with its endpoints, problems and every dump line it owns, fitted to the width (names never cut). */
-export function renderServiceDetail(s: ServicePort, c: Colors, connections?: ServiceConnections): string {
+export function renderServiceDetail(s: ServicePort, c: Colors, connections?: ServiceConnections, j?: ServiceJudgement): string {
   const lines: string[] = [];
-  const reason = reasonText(s);
+  const reason = reasonText(s, j);
   lines.push(`${c.bold(printable(serviceName(s), 253))}  ${portsText(s)}  ${stateText(s, c)}${reason ? ` (${reason})` : ''}   ${s.mode} mode, IPv${s.family}`);
   if (s.namespace === null || s.name === null) lines.push(`  id               ${printable(s.id, 300)}`);
   if (s.clusterIP) lines.push(`  ClusterIP        ${formatHostPort(s.clusterIP, s.port)}`);
@@ -194,6 +201,9 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
     lines.push(printable(line, 4096));
   }
   if (connections && connections.elsewhere > 0) lines.push(c.yellow(`    ${connections.elsewhere} conntrack entries go to no current endpoint (a gone pod, or never translated): see kpx lint`));
+  for (const u of s.unresolvedEndpoints ?? []) lines.push(printable(`    ${'(address unknown)'.padEnd(24)} ${u.share === null ? ' share?' : `${(u.share * 100).toFixed(2).padStart(6)}%`}  via ${u.via} (not in the evidence)`, 4096));
+  if (j?.unknown) lines.push(...wrap(printable(`unknown ${unknownPartText(j.unknown)}`, 4096), '      ', `  ${c.yellow('judgement')}  `));
+  for (const cv of j?.caveats ?? []) lines.push(...wrap(printable(caveatText(cv), 4096), '      ', `  ${c.yellow(cv.code === 'rules-may-be-stale' ? 'stale' : 'note')}  `));
   if (s.problems.length) {
     lines.push(`  ${c.yellow('problems')}`);
     for (const p of s.problems) lines.push(...wrap(printable(problemText(p), 4096), '      ', '    - '));
@@ -217,13 +227,36 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
  * One Service port in the stable JSON schema (docs/commands/services.md): evidence only with detail.
  * `services -o json` prints `{ services, others, problems }` with each Service port so.
  */
-export function serviceJson(s: ServicePort, withEvidence: boolean): Record<string, unknown> {
+export function serviceJson(s: ServicePort, withEvidence: boolean, j?: ServiceJudgement): Record<string, unknown> {
   // owned, frontEnds and anchor are the typed forms of chains and the address fields.
-  const { evidence, endpoints, owned: _owned, frontEnds: _frontEnds, anchor: _anchor, problems, ...rest } = s;
+  const { evidence, endpoints, owned: _owned, frontEnds: _frontEnds, anchor: _anchor, unresolvedEndpoints: _unresolved, problems, ...rest } = s;
   return {
     ...rest,
     problems: problems.map(problemText),
     endpoints: endpoints.map(({ evidence: epEvidence, ...e }) => (withEvidence ? { ...e, evidence: epEvidence } : e)),
     ...(withEvidence ? { evidence } : {}),
+    // The judgement (src/judge): present when it says more than "healthy" (reason, unknown share, caveats).
+    ...(j && (j.reason !== null || j.unknown !== null || j.caveats.length > 0) ? { judgement: serviceJudgementJson(j) } : {}),
+  };
+}
+
+/** A Service port's judgement as JSON (docs/json.md): typed reasons and caveats, each with its words. */
+export function serviceJudgementJson(j: ServiceJudgement): Record<string, unknown> {
+  return {
+    reason: j.reason,
+    more: j.more,
+    unknown: unknownJson(j.unknown),
+    caveats: j.caveats.map((cv) => ({ ...cv, message: caveatText(cv) })),
+  };
+}
+
+/** What a node's answers rest on, once per document: partial evidence, stale rules, leftovers, second views. */
+export function nodeJudgementJson(node: NodeJudgement): Record<string, unknown> {
+  return {
+    evidence: node.evidence.filter((e) => e.kind !== 'whole').map((e) => ({ ...e, message: evidenceText(e) })),
+    stale: node.stale ? { ...node.stale, message: staleText(node.stale) } : null,
+    leftovers: node.leftovers.map((l) => ({ ...l, message: leftoversText(l) })),
+    secondViews: node.secondViews.map(({ lines: _lines, ...v }) => v),
+    liveModes: node.liveModes,
   };
 }

@@ -11,6 +11,8 @@ import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js
 import { chalkInit, type Colors } from './colors.js';
 import { compareOutcomes, fold, sharedSteps, wrapWords } from './trace-layout.js';
 import { textWidth } from './width.js';
+import type { FlowJudgement } from '../judge/index.js';
+import { caveatText, noServiceText, pinText, unknownText as unknownPartText } from './judgement.js';
 
 export function formatPct(p: number): string {
   // Sums of shares carry float noise (0.99999999999): round it away before choosing the digits.
@@ -26,6 +28,10 @@ export function unknownText(r: UnknownReason): string {
       return `chain ${r.chain} is not in the evidence: what happens after this ${r.via} is unknown`;
     case 'chain-truncated':
       return `table ${r.table} was cut before COMMIT (last line read: ${r.line}): rules of chain ${r.chain} past the cut are not in the evidence, so what happens here is unknown`;
+    case 'chain-partial':
+      return `${r.file.split(/[\\/]/).pop() ?? r.file} is a paste without *table (a grep; kpx takes it as table ${r.table}): rules of chain ${r.chain} it left out decide what happens here, so it is unknown`;
+    case 'hook-unknown':
+      return `the walk started at ${r.table}/${r.chain} because no ${r.hook} chain is in the evidence: what the hook's other rules and its policy do is unknown`;
     case 'map-missing':
       return `map ${r.map} is not in the evidence: what happens after this lookup is unknown`;
     case 'listing-truncated':
@@ -40,6 +46,8 @@ export function unknownText(r: UnknownReason): string {
       return `more than ${r.limit} nested chains (a loop?): the trace stops here`;
     case 'too-many-branches':
       return `more than ${r.limit} branches: the trace stops here`;
+    case 'too-many-scenarios':
+      return `more than ${r.limit} ways the undecided matches can go: the ${r.notFollowed}+ ways not followed end where the evidence does not say`;
   }
 }
 
@@ -133,7 +141,11 @@ export function assumptionText(a: TraceAssumption): string {
         ? `the node's addresses are unknown (no ip addr, no --node-ip): the NodePort is traced on ${a.address}, assumed to be one of them (--node-ip gives a real one)`
         : `the NodePort is traced on ${a.address}, this node's address ${a.from === 'node-ip' ? 'given with --node-ip' : 'from ip addr (--node-ip chooses another)'}`;
     case 'too-many-scenarios':
-      return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are shown`;
+      return `more than ${a.limit} ways the undecided matches can go: only the first ${a.limit} are followed; the others end UNKNOWN`;
+    case 'table-inferred':
+      return a.basis === 'content'
+        ? `${a.file.split(/[\\/]/).pop() ?? a.file} has no *table line: its rules are read as table ${a.table}, inferred from line ${a.line}: ${a.why}`
+        : `${a.file.split(/[\\/]/).pop() ?? a.file} has no *table line and no rule says which table: ${a.table} is a guess`;
   }
   return '';
 }
@@ -276,9 +288,11 @@ export function stepText(s: TraceStep): string {
     case 'ipvs-real-server':
       return `${s.forward} to ${s.address}:${s.port ?? ''} (weight ${s.weight ?? '?'}, ${formatPct(s.probability)})${s.persistent ? `; persistent ${s.persistent}s: a client sticks to its first real server` : ''}`;
     case 'ipvs-draining':
-      return 'virtual server: every real server has weight 0 (draining): no new connections';
+      return 'virtual server: every real server has weight 0 (draining): no new connection is scheduled; ICMP port unreachable is sent back';
     case 'ipvs-no-real-servers':
-      return 'virtual server has no real servers: the packet is dropped';
+      return 'virtual server has no real servers: no destination; ICMP port unreachable is sent back (ip_vs_leave)';
+    case 'conntrack-nat':
+      return `conntrack entry: the connection's NAT binding sends it to ${s.to} (nat chains are not walked)`;
     case 'kernel-switch':
       return switchStepText(s);
     case 'mtu':
@@ -338,9 +352,9 @@ export function whereText(o: TraceOutcome): string {
       case 'policy':
         return `dropped by the policy of ${last.table}/${last.chain}`;
       case 'ipvs-no-real-servers':
-        return `dropped: IPVS virtual server ${last.chain} has no real servers`;
+        return `refused: IPVS virtual server ${last.chain} has no real servers; the kernel answers ICMP port unreachable (ip_vs_leave): connection refused at once`;
       case 'ipvs-draining':
-        return `dropped: every real server of IPVS virtual server ${last.chain} has weight 0`;
+        return `refused: every real server of IPVS virtual server ${last.chain} has weight 0; the kernel answers ICMP port unreachable (ip_vs_leave): connection refused at once`;
       default:
         return `stopped at ${at(last)}: ${stepText(last)}`;
     }
@@ -502,30 +516,51 @@ function conditionLines(conds: readonly Condition[], c: Colors, indent: string):
  * undecided), the assumptions, the road every outcome shares (once), then each outcome's own
  * steps. `-v` shows every step and every rule's text.
  */
-export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean } = {}): string {
+/** A labelled line of the answer (`  verdict  …`, `  unknown  …`), folded to the width. */
+const labelled = (label: string, text: string): string[] => wrapWords(printable(text, 1200), '           ').map((l, i) => (i === 0 ? `  ${label.padEnd(7)}  ${l.trimStart()}` : l));
+
+/** The verdict line and what must be read with it, from the flow's judgement (src/judge/flow.ts) when given. */
+function answerLines(t: Trace, groups: readonly (readonly TraceOutcome[])[], dst: string, j: FlowJudgement | undefined, c: Colors): string[] {
+  const lines: string[] = [];
+  if (j?.pinned) lines.push(...labelled('verdict', pinText(j.pinned)).map((l, i) => (i === 0 ? l.replace('PINNED', c.yellow('PINNED')) : l)));
+  else if (j?.noService && j.verdict === 'UNKNOWN' && j.noService.evidence === 'partial') lines.push(...labelled('verdict', noServiceText(j.noService, `${dst}/${t.packet.protocol}`)));
+  else if (t.outcomes.length === 0) lines.push(`  verdict  none: the trace produced no outcome`);
+  else if (groups.length === 1) lines.push(...labelled('verdict', answerOf(groups[0])));
+  else lines.push(...labelled('verdict', answerOfScenarios(groups)));
+  if (j?.unknown && !j.pinned) lines.push(...labelled('unknown', unknownPartText(j.unknown)).map((l) => c.yellow(l)));
+  // Stale rules are the answer's first line (nodeNotes): here, where the verdict is, they are recalled in a word.
+  for (const cv of j?.caveats ?? []) lines.push(...labelled(cv.code === 'rules-may-be-stale' ? 'stale' : 'note', cv.code === 'rules-may-be-stale' ? `the rules shown may be stale since ${cv.since} (kube-proxy's syncs fail: note above)` : caveatText(cv)).map((l) => c.yellow(l)));
+  return lines;
+}
+
+export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean; judgement?: FlowJudgement } = {}): string {
   const o: TextOptions = { verbose: Boolean(opts.verbose) };
+  const j = opts.judgement;
   const lines: string[] = [];
   const p = t.packet;
   const dst = p.dst.includes(':') ? `[${p.dst}]:${p.dport}` : `${p.dst}:${p.dport}`;
-  const who = t.services.length ? t.services.join(', ') : 'no Service on this node matches';
+  const who = t.services.length ? t.services.join(', ') : j?.noService?.evidence === 'partial' ? 'no Service resolved (the evidence is partial)' : 'no Service on this node matches';
   lines.push(`${c.bold(printable(who, 200))}  ${dst}/${p.protocol}`);
 
   const scenarios = t.scenarios.length ? t.scenarios : [{ conditions: [], outcomes: t.outcomes.map((_, i) => i) }];
-  const groups = scenarios.map((s) => ({ conditions: s.conditions, outcomes: s.outcomes.map((i) => t.outcomes[i]).sort(compareOutcomes) }));
+  const groups = scenarios.map((s) => ({ conditions: s.conditions, notFollowed: s.notFollowed, outcomes: s.outcomes.map((i) => t.outcomes[i]).sort(compareOutcomes) }));
   const many = groups.length > 1;
-  if (t.outcomes.length === 0) lines.push(`  verdict  none: the trace produced no outcome`);
-  else if (!many) lines.push(...wrapWords(answerOf(groups[0].outcomes), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
-  else lines.push(...wrapWords(answerOfScenarios(groups.map((g) => g.outcomes)), '           ').map((l, i) => (i === 0 ? `  verdict  ${l.trimStart()}` : l)));
+  lines.push(...answerLines(t, groups.map((g) => g.outcomes), dst, j, c));
   lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${dst}/${p.protocol}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
 
-  // The summary: every outcome's fate, per scenario.
+  // The summary: every outcome's fate (with what to read with it), per scenario.
+  const caveatsOf = (x: TraceOutcome) => (j?.outcomeCaveats ?? []).filter((oc) => t.outcomes[oc.outcome] === x);
   lines.push('');
   groups.forEach((g, k) => {
     if (many) {
       lines.push(c.bold(`  scenario ${k + 1} of ${groups.length}`));
+      if (g.notFollowed) lines.push(c.yellow(`    the ways the trace did not follow (at least ${g.notFollowed}): unknown`));
       lines.push(...conditionLines(g.conditions, c, '    '));
     }
-    for (const x of g.outcomes) lines.push(...outcomeHead(x, c, many ? '  ' : ''));
+    for (const x of g.outcomes) {
+      lines.push(...outcomeHead(x, c, many ? '  ' : ''));
+      for (const oc of caveatsOf(x)) lines.push(...wrapWords(`note: ${printable(caveatText(oc.caveat), 600)}`, `${many ? '  ' : ''}           `).map((l) => c.yellow(l)));
+    }
   });
   if (t.assumptions.length) lines.push('');
   for (const a of t.assumptions) lines.push(...wrapWords(printable(assumptionText(a), 240), '          ').map((l, i) => c.dim(i === 0 ? `  assume  ${l.trimStart()}` : l)));

@@ -256,6 +256,12 @@ export function walkChain<C, R>(d: ChainDialect<C, R>, entry: Entry<C>, start: B
   const work: Work[] = [{ b: start, stack: [frame(entry.chain, start.st)] }];
 
   const policy = (w: Work) => {
+    if (entry.base === 'assumed-entry') {
+      // The hook's built-in chain is not in the evidence: its other rules and its policy are unknown.
+      const ref = entry.policyRef;
+      unknown(w, ref, { code: 'hook-unknown', chain: ref.chain, table: ref.table, hook: w.b.st.hook });
+      return;
+    }
     w.b.steps.push({ ...stepAt(entry.policyRef), code: 'policy', policy: entry.policy, base: entry.base });
     results.push({ branch: w.b, verdict: entry.policy === 'DROP' ? 'drop' : 'accept' });
   };

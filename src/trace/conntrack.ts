@@ -20,6 +20,7 @@ export function conntrackFor(
   resolution: Resolution | undefined,
   flow: { protocol: string; src: Ip; sport: number; dst: Ip; dport: number },
   established: boolean,
+  sportGiven = false,
 ): TraceAssumption | undefined {
   const tables = snapshot.conntrack?.tables ?? [];
   // Without a conntrack dump nothing is said: the `connection` assumption already states what is assumed.
@@ -37,8 +38,12 @@ export function conntrackFor(
       // Is the pinned address still one of the Service's endpoints (null: no Service known here)?
       const svc = resolution?.services.filter((s) => s.protocol === flow.protocol && (s.clusterIP === dst || s.externalIPs.includes(dst) || s.loadBalancerIPs.includes(dst) || s.nodePort === flow.dport) && (s.nodePort === flow.dport || s.port === flow.dport));
       const current = !svc || svc.length === 0 ? null : svc.some((s) => s.endpoints.some((ep) => canonicalIp(ep.ip) === canonicalIp(to) && (ep.port === null || ep.port === toPort)));
+      // The packet belongs to the entry's connection when it says so (--established), or when its source
+      // port was chosen to match an entry still open (a TCP SYN reusing a closed entry's tuple starts anew).
+      const closing = e.state === 'TIME_WAIT' || e.state === 'CLOSE';
       return {
         code: 'conntrack-pinned',
+        applied: established || (sportGiven && !closing),
         file: t.file,
         line: e.line,
         to: toPort === undefined ? to : to.includes(':') ? `[${to}]:${toPort}` : `${to}:${toPort}`,

@@ -12,6 +12,11 @@ export interface TraceAssumptions {
   readonly established: boolean;
   /** `-m recent --rcheck/--update` finds the source (session affinity entry exists). */
   readonly affinityHit: boolean;
+  /**
+   * A conntrack entry holds the packet's 5-tuple (src/trace/conntrack.ts): its NAT binding, not the
+   * nat chains, decides where the packet goes (the destination its reply comes from). Set by the trace.
+   */
+  readonly pinnedTo?: { readonly ip: Ip; readonly port?: number; readonly file: string; readonly line: number };
 }
 
 export interface TraceContext {

@@ -159,10 +159,13 @@ export function iptablesDialect(table: Table, ctx: TraceContext): ChainDialect<C
   const past = chainsPastCut(table);
   return {
     findChain: (name) => table.chainsByName.get(name),
-    cutAt: (c) =>
-      past.chains.has(c)
-        ? { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: past.line }, reason: { code: 'chain-truncated', chain: c.name, table: table.name, line: past.line } }
-        : undefined,
+    cutAt: (c) => {
+      if (past.chains.has(c)) return { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: past.line }, reason: { code: 'chain-truncated', chain: c.name, table: table.name, line: past.line } };
+      // A paste without *table (a grep): the chain's rules it left out may claim what its last rule did not.
+      const last = c.rules[c.rules.length - 1];
+      if (table.implicit) return { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: last?.line ?? c.line ?? null }, reason: { code: 'chain-partial', chain: c.name, table: table.name, file: table.file } };
+      return undefined;
+    },
     rulesOf: candidates,
     evaluate: (_c, rule, st, ask) => evaluateRule(rule, st, ctx, ask),
     refOf: (_c, r): StepRef => ({ dialect: 'iptables', table: r.table, chain: r.chain, file: r.file, line: r.line, text: r.raw }),

@@ -55,8 +55,14 @@ const whereOf = (vs: VirtualServer) => `${vs.protocol} ${vs.address ?? vs.fwmark
 
 /**
  * Returns undefined when no virtual server takes the packet, [] when one does but no real server
- * can (the branch is then ended: dropped), else one branch per real server (ended UNKNOWN when the
+ * can (the branch is then ended: refused), else one branch per real server (ended UNKNOWN when the
  * real server is printed by name).
+ *
+ * A virtual server without a real server that takes new connections (none listed, or all at weight
+ * 0) does not drop the packet: the scheduler finds no destination, and ip_vs_leave()
+ * (net/netfilter/ipvs/ip_vs_core.c) "notif[ies] the client that the destination is unreachable":
+ * icmp_send(ICMP_DEST_UNREACH, ICMP_PORT_UNREACH) (ICMPv6 port unreachable for IPv6), "no matter it
+ * is TCP/UDP", then NF_DROP. The client gets "connection refused" at once, not a timeout.
  */
 export function ipvsStage(snapshot: NodeSnapshot, b: Branch, budget: { branches: number }): Branch[] | undefined {
   const found = virtualServerFor(snapshot, b.st);
@@ -72,6 +78,7 @@ export function ipvsStage(snapshot: NodeSnapshot, b: Branch, budget: { branches:
   const choices = ipvsAlternatives(vs);
   if (choices.length === 0) {
     b.steps.push({ dialect: 'ipvs', table: 'ipvs', chain, rule: vs.line, file, code: vs.realServers.length ? 'ipvs-draining' : 'ipvs-no-real-servers' });
+    b.end = { verdict: 'REJECT' };
     return [];
   }
   const out: Branch[] = [];

@@ -5,6 +5,7 @@
  * starts there and the trace says so.
  */
 import { lookupRoute } from '../model/route.js';
+import { formatHostPort, formatIp } from '../model/addr.js';
 import type { Chain, Ruleset } from '../model/netfilter.js';
 import type { NftChain, NftRule, NftTable } from '../model/nft.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
@@ -103,6 +104,8 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
       const hooks = Object.keys(IPTABLES_DISPATCH[s.table] ?? {});
       const fragment = !hooks.some((h) => table.chainsByName.has(h));
       const dispatch = fragment && dispatchName ? table.chainsByName.get(dispatchName) : undefined;
+      // A grep's table is an inference (or a guess): said as an assumption wherever the walk uses it.
+      if (table.implicit && table.inferred) assumed.push({ code: 'table-inferred', file: rs.file, table: table.name, ...table.inferred });
       if (builtin) {
         const entry: Entry<Chain> = { chain: builtin, policy: builtin.policy === 'DROP' ? 'DROP' : 'ACCEPT', base: 'built-in', policyRef: chainRef(table, builtin, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
@@ -143,6 +146,18 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
   return stages.sort((a, b) => a.priority - b.priority);
 }
 
+/** The conntrack entry's DNAT binding on a branch (once: the first nat stage of the hook). */
+function applyPin(b: Branch, pin: NonNullable<TraceContext['assumptions']['pinnedTo']>): void {
+  const moved = pin.ip.family === b.st.family && (pin.ip.value !== b.st.dst.value || (pin.port !== undefined && pin.port !== b.st.dport));
+  if (moved) {
+    b.st.dst = pin.ip;
+    if (pin.port !== undefined) b.st.dport = pin.port;
+    b.st.dnatDone = true;
+    b.claimed = true;
+  }
+  b.steps.push({ dialect: 'kernel', table: 'conntrack', chain: 'entry', rule: pin.line, file: pin.file, code: 'conntrack-nat', to: formatHostPort(formatIp(b.st.dst), b.st.dport) });
+}
+
 /** The address a MASQUERADE picks: the route's preferred source, else the out interface's address. */
 function masqSource(ctx: TraceContext, st: PathState): string | undefined {
   const r = lookupRoute(ctx.snapshot.routes, st.dst);
@@ -171,7 +186,13 @@ export function runStages(env: RunEnv, hook: Hook, branches: Branch[], finished:
   if (current.length === 0) return current;
   const family = current[0].st.family;
   const walkEnv: WalkEnv = { ctx: env.ctx, run: env.run, budget: env.budget, masqSource: (st) => masqSource(env.ctx, st) };
+  const pin = env.ctx.assumptions.pinnedTo;
   for (const s of stagesAt(env.snapshot, env.rs, hook, family, env.ctx, env.assumed)) {
+    // A packet of a tracked connection gets the entry's NAT binding where the nat table would run.
+    if (s.nat && pin && (hook === 'PREROUTING' || hook === 'OUTPUT')) {
+      for (const b of current) if (!b.st.dnatDone) applyPin(b, pin);
+      continue;
+    }
     // NAT chains see only a connection's first packet; once one binds a NAT at this hook, later ones are skipped.
     if (s.nat && env.ctx.assumptions.established) continue;
     const next: Branch[] = [];

@@ -98,7 +98,7 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
             continue;
           }
           if (ipvs.length === 0) {
-            x.end = { verdict: 'DROP' };
+            // ipvsStage ended the branch (refused: ICMP port unreachable, see ipvs.ts).
             finished.push(x);
             continue;
           }
@@ -147,19 +147,22 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
 
 /** Trace one packet (one protocol). */
 export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | undefined, dest: Destination, protocol: TraceProtocol, opts: TraceOptions): Trace {
-  const ctx = buildContext(snapshot, opts.assumptions);
   const family = dest.ip.family;
   const assumptions: TraceAssumption[] = [];
-  const source = chooseSource(ctx, opts.from, dest.ip);
+  const source = chooseSource(buildContext(snapshot, opts.assumptions), opts.from, dest.ip);
   if (source.assumption) assumptions.push(source.assumption);
   const sport = opts.sport ?? 40000;
+  // A conntrack entry holding the 5-tuple decides the packet of its connection: its NAT binding, not the nat chains.
+  const pin = conntrackFor(snapshot, resolution, { protocol, src: source.ip, sport, dst: dest.ip, dport: dest.port }, opts.assumptions.established, opts.sport !== undefined);
+  const pinnedTo = pin?.code === 'conntrack-pinned' && pin.applied ? pinTarget(pin) : undefined;
+  const traceAssumptions = pinnedTo ? { ...opts.assumptions, established: true, pinnedTo } : opts.assumptions;
+  const ctx = buildContext(snapshot, traceAssumptions);
   if (opts.sport === undefined) assumptions.push({ code: 'source-port', port: sport });
-  assumptions.push({ code: 'connection', established: opts.assumptions.established });
+  assumptions.push({ code: 'connection', established: traceAssumptions.established });
   assumptions.push({ code: 'affinity', hit: opts.assumptions.affinityHit });
   if (!ctx.knowsLocal) assumptions.push({ code: 'node-addresses-unknown' });
   if (snapshot.routes.length === 0) assumptions.push({ code: 'no-routes' });
   if (!rulesetFor(snapshot, family) && snapshot.nft.length === 0) assumptions.push({ code: 'no-ruleset', family });
-  const pin = conntrackFor(snapshot, resolution, { protocol, src: source.ip, sport, dst: dest.ip, dport: dest.port }, opts.assumptions.established);
   if (pin) assumptions.unshift(pin);
 
   let inInterface = opts.inInterface;
@@ -195,7 +198,8 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
     results.push({ assignments: run.assignments, outcomes });
     pending.push(...run.forks);
   }
-  if (pending.length > 0) assumptions.push({ code: 'too-many-scenarios', limit: MAX_SCENARIOS });
+  const notFollowed = pending.length;
+  if (notFollowed > 0) assumptions.push({ code: 'too-many-scenarios', limit: MAX_SCENARIOS });
   const seen = new Set<string>();
   for (const a of assumed) {
     const k = JSON.stringify(a);
@@ -205,6 +209,21 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
     }
   }
   const { outcomes, scenarios } = flatten(mergeScenarios(results));
+  if (notFollowed > 0) {
+    // The ways not followed are one more scenario whose end is unknown: never a lost outcome.
+    scenarios.push({ conditions: [], outcomes: [outcomes.length], notFollowed });
+    outcomes.push({
+      probability: 1,
+      verdict: 'UNKNOWN',
+      destination: formatHostPort(formatIp(dest.ip), dest.port),
+      masquerade: false,
+      route: null,
+      conditions: [],
+      delivery: 'unknown',
+      unknown: { code: 'too-many-scenarios', limit: MAX_SCENARIOS, notFollowed },
+      steps: [],
+    });
+  }
 
   const services = resolution ? servicesAt(resolution, dest, protocol, ctx).map(serviceName) : [];
   return {
@@ -224,6 +243,14 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
     outcomes,
     scenarios,
   };
+}
+
+/** Where a conntrack entry sends the flow: the address its reply comes from. */
+function pinTarget(pin: Extract<TraceAssumption, { code: 'conntrack-pinned' }>): TraceAssumptions['pinnedTo'] {
+  const m = /^\[(.+)\]:(\d+)$/.exec(pin.to) ?? /^([^:]+):(\d+)$/.exec(pin.to);
+  const ip = parseIp(m ? m[1] : pin.to);
+  if (!ip) return undefined;
+  return { ip, ...(m ? { port: Number(m[2]) } : {}), file: pin.file, line: pin.line };
 }
 
 function serviceName(s: ServicePort): string {

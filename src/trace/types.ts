@@ -55,6 +55,17 @@ export type UnknownReason =
   | { readonly code: 'chain-missing'; readonly chain: string; readonly via: 'jump' | 'goto' }
   /** The walk reached the end of a chain whose rules may go on past where a truncated table was cut. */
   | { readonly code: 'chain-truncated'; readonly chain: string; readonly table: string; readonly line: number }
+  /**
+   * The walk reached the end of a chain of a paste without `*table` (a grep): the rules the paste
+   * left out decide what follows. `table`: the table kpx inferred for the paste (fragment-table.ts).
+   */
+  | { readonly code: 'chain-partial'; readonly chain: string; readonly table: string; readonly file: string }
+  /**
+   * The walk started at kube-proxy's dispatch chain because the hook's built-in chain is not in the
+   * evidence (a grep, a restore payload) and reached its end: what the hook's other rules and its
+   * policy do with the packet is not in the evidence.
+   */
+  | { readonly code: 'hook-unknown'; readonly chain: string; readonly table: string; readonly hook: string }
   | { readonly code: 'map-missing'; readonly map: string }
   /** A listing (`ipvsadm -Ln`) ends mid-line in the object the packet reached: what it holds past `line` is not in the evidence. */
   | { readonly code: 'listing-truncated'; readonly what: string; readonly file: string; readonly line: number }
@@ -63,7 +74,9 @@ export type UnknownReason =
   /** An IPVS real server printed by name (`ipvsadm -L` without `-n`). */
   | { readonly code: 'real-server-name'; readonly name: string }
   | { readonly code: 'too-deep'; readonly limit: number }
-  | { readonly code: 'too-many-branches'; readonly limit: number };
+  | { readonly code: 'too-many-branches'; readonly limit: number }
+  /** More ways the undecided matches can go than the trace follows: the ways not followed are unknown. */
+  | { readonly code: 'too-many-scenarios'; readonly limit: number; readonly notFollowed: number };
 
 interface StepBase {
   readonly dialect: Dialect;
@@ -100,6 +113,8 @@ export type TraceStep = StepBase &
     | { readonly code: 'policy'; readonly policy: 'ACCEPT' | 'DROP'; readonly base: 'built-in' | 'base' | 'assumed-entry' }
     /** nft `dnat … map`: no element for this packet. */
     | { readonly code: 'nat-map-miss'; readonly nat: 'dnat' | 'snat' }
+    /** A conntrack entry's NAT binding rewrote the destination (the packet belongs to that connection): `to`, from the entry at file:rule. */
+    | { readonly code: 'conntrack-nat'; readonly to: string }
     /** The walk ends here without a verdict the evidence can give. */
     | { readonly code: 'unknown'; readonly reason: UnknownReason }
     | {
@@ -193,6 +208,11 @@ export interface TraceOutcome {
 export interface Scenario {
   readonly conditions: readonly Condition[];
   readonly outcomes: readonly number[];
+  /**
+   * The ways the trace did not follow (its scenario cap): their conditions are not listed and their
+   * one outcome is UNKNOWN (too-many-scenarios): never a lost outcome.
+   */
+  readonly notFollowed?: number;
 }
 
 /** What kpx assumed to trace at all; typed so renderers word it. */
@@ -217,6 +237,11 @@ export type TraceAssumption =
   | { readonly code: 'entry-assumed'; readonly dialect: 'iptables' | 'nft'; readonly table: string; readonly start: string; readonly startKind: 'chain' | 'map'; readonly hook: string }
   | { readonly code: 'too-many-scenarios'; readonly limit: number }
   /**
+   * The walk uses a table the evidence gives without its `*table` line (a grep): kpx inferred which
+   * table its rules are (`basis` content: from the rule at `line`, `why`), or guessed (`default`).
+   */
+  | { readonly code: 'table-inferred'; readonly file: string; readonly table: string; readonly basis: 'content' | 'default'; readonly line?: number; readonly why?: string }
+  /**
    * A kernel switch the packet meets that the dumps do not show (no sysctl -a, no bridge -d link):
    * the trace takes the value kube-proxy needs and says so.
    */
@@ -240,6 +265,11 @@ export type TraceAssumption =
       readonly unreplied: boolean;
       readonly assured: boolean;
       readonly current: boolean | null;
+      /**
+       * The entry decides the traced packet (it belongs to that connection: --established, or the
+       * source port given and the entry open): the trace follows its NAT binding, not the nat chains.
+       */
+      readonly applied: boolean;
     }
   /** Conntrack tables are in the dumps but none holds this 5-tuple: a packet of it would be NEW. */
   | { readonly code: 'conntrack-no-entry'; readonly established: boolean; readonly tables: number }

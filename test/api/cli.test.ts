@@ -1,15 +1,15 @@
-/** The CLI with the API's objects beside the dumps (spawns dist/: `npm run build` first). */
-import { spawnSync } from 'node:child_process';
+/** The CLI with the API's objects beside the dumps (runs dist/ in-process: `npm run build` first). */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCluster, writeBundle } from '../../src/generate/index.js';
+import { cli } from '../helpers/cli.js';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const BIN = join(ROOT, 'dist/src/cli/main.js');
-const kpx = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const kpx = async (...args: string[]) => {
+  const r = await cli(args);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+};
 
 let dir: string;
 let driftDir: string;
@@ -26,8 +26,8 @@ afterAll(() => {
 });
 
 describe('kpx services / trace with the API objects (IPVS node)', () => {
-  it('services -o json names the virtual servers and lists the Services without rules', () => {
-    const r = kpx('services', '-i', dir, '-o', 'json');
+  it('services -o json names the virtual servers and lists the Services without rules', async () => {
+    const r = await kpx('services', '-i', dir, '-o', 'json');
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout) as { services: { id: string; namespace: string | null; identifiedBy: string }[]; withoutRules: { namespace: string; name: string; reason: string }[] };
     expect(out.services.every((s) => s.namespace !== null)).toBe(true);
@@ -35,17 +35,18 @@ describe('kpx services / trace with the API objects (IPVS node)', () => {
     expect(out.withoutRules.map((w) => `${w.namespace}/${w.name} ${w.reason}`).sort()).toEqual(['data/db-headless headless', 'default/mail-relay external-name']);
   });
 
-  it('trace ns/name:port traces the Service port named by the API', () => {
-    const r = kpx('trace', 'kube-system/kube-dns:dns', '-i', dir);
+  it('trace ns/name:port traces the Service port named by the API', async () => {
+    const r = await kpx('trace', 'kube-system/kube-dns:dns', '-i', dir);
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(/^kube-system\/kube-dns:dns\s+10\.96\.0\.10:53\/udp/);
   });
 
-  it('a headless or ExternalName Service is explained, not "not found"', () => {
-    const h = kpx('trace', 'data/db-headless', '-i', dir);
+  it('a headless or ExternalName Service is explained, not "not found"', async () => {
+    const h = await kpx('trace', 'data/db-headless', '-i', dir);
     expect(h.status).toBe(0);
-    expect(h.stdout).toMatch(/^data\/db-headless is headless \(clusterIP: None\): no VIP and no dataplane rules on any node; DNS returns the pod addresses \(10\.244\./);
-    const e = kpx('services', '--service', 'default/mail-relay', '-i', dir);
+    // Wrapped to the width under its first line: read as one sentence.
+    expect(h.stdout.replace(/\n +/g, ' ')).toMatch(/^data\/db-headless is headless \(clusterIP: None\): no VIP and no dataplane rules on any node; DNS returns the pod addresses \(10\.244\./);
+    const e = await kpx('services', '--service', 'default/mail-relay', '-i', dir);
     expect(e.status).toBe(0);
     expect(e.stdout).toBe('default/mail-relay is an ExternalName Service: a DNS CNAME to smtp.example.com; no dataplane rules on any node\n');
     // A Service without a selector and without endpoints: where its endpoints would come from.
@@ -53,10 +54,10 @@ describe('kpx services / trace with the API objects (IPVS node)', () => {
     const svc = api.items.find((o) => o.kind === 'Service' && o.metadata.name === 'no-endpoints')!;
     delete svc.spec!.selector;
     writeFileSync(join(dir, 'api-objects.json'), JSON.stringify(api, null, 2));
-    const sl = kpx('services', '--service', 'shapes/no-endpoints', '-i', dir);
+    const sl = await kpx('services', '--service', 'shapes/no-endpoints', '-i', dir);
     expect(sl.status).toBe(0);
-    expect(sl.stdout).toMatch(/shapes\/no-endpoints has no selector and no EndpointSlice lists an endpoint for it: its endpoints are written by hand or by another controller, and none exists/);
-    const none = kpx('trace', 'default/no-such', '-i', dir);
+    expect(sl.stdout.replace(/\n +/g, ' ')).toMatch(/shapes\/no-endpoints has no selector and no EndpointSlice lists an endpoint for it: its endpoints are written by hand or by another controller, and none exists/);
+    const none = await kpx('trace', 'default/no-such', '-i', dir);
     // Not in the dumps nor in the API: a target that names nothing (exit 2, as in every command), with the nearest names when there are any.
     expect(none.status).toBe(2);
     expect(none.stdout).toBe('');
@@ -64,8 +65,8 @@ describe('kpx services / trace with the API objects (IPVS node)', () => {
   });
 });
 
-it('kpx lint reports the stale endpoint as an error with the API object as evidence (exit 1)', () => {
-  const r = kpx('lint', '-i', driftDir, '-o', 'json');
+it('kpx lint reports the stale endpoint as an error with the API object as evidence (exit 1)', async () => {
+  const r = await kpx('lint', '-i', driftDir, '-o', 'json');
   expect(r.status).toBe(1);
   const out = JSON.parse(r.stdout) as { findings: { ruleId: string; severity: string; related?: { file: string }[] }[] };
   const api = out.findings.filter((f) => f.ruleId.startsWith('api-'));

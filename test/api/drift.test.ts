@@ -12,6 +12,7 @@ import { apiObjects, DRIFTS, generateCluster, writeBundle, type Mode } from '../
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { lintSnapshot } from '../../src/lint/run.js';
 import type { Finding } from '../../src/lint/rule.js';
+import { breathe } from '../helpers/breathe.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -38,7 +39,9 @@ async function lintBundle(mode: Mode, family: 4 | 6, drift: readonly (typeof DRI
   const dir = mkdtempSync(join(tmpdir(), 'kpx-api-drift-'));
   dirs.push(dir);
   writeBundle(cluster, mode, dir, { api: { drift } });
+  await breathe();
   const snapshot = await loadSnapshot([dir]);
+  await breathe();
   const result = await lintSnapshot(snapshot);
   return { cluster, dir, snapshot, api: result.findings.filter((f) => f.ruleId.startsWith('api-')), applied: apiObjects(cluster, { drift }).applied };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCluster } from '../../src/generate/index.js';
 import { writeClusterBundle } from '../../src/generate/cluster-bundle.js';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-cluster-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -13,18 +13,18 @@ const dir = join(tmp, 'cluster');
 const nodes = writeClusterBundle(generateCluster({ seed: 3, services: 10, nodes: 3 }), 'iptables', dir);
 
 describe('cluster bundles on the command line', () => {
-  it('services --nodes: every node agrees on a generated cluster, in text and JSON', () => {
-    const t = kpx(['services', '--nodes', '-i', dir]);
+  it('services --nodes: every node agrees on a generated cluster, in text and JSON', async () => {
+    const t = await cli(['services', '--nodes', '-i', dir]);
     expect(t.code).toBe(0);
     expect(t.stdout).toMatch(/3 nodes: .*k8s-worker2/);
-    const j = JSON.parse(kpx(['services', '--nodes', '-i', dir, '-o', 'json']).stdout);
+    const j = JSON.parse((await cli(['services', '--nodes', '-i', dir, '-o', 'json'])).stdout);
     expect(j.nodes).toHaveLength(3);
     expect(j.services.length).toBeGreaterThan(20);
     expect(j.services.every((s: { missingOn: string[] }) => s.missingOn.length === 0)).toBe(true);
   });
 
-  it('trace --node follows a packet from one node to the node that owns the pod', () => {
-    const doc = JSON.parse(kpx(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0], '-o', 'json']).stdout);
+  it('trace --node follows a packet from one node to the node that owns the pod', async () => {
+    const doc = JSON.parse((await cli(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0], '-o', 'json'])).stdout);
     expect(doc.traces).toHaveLength(1);
     const j = doc.traces[0];
     const across = j.paths.find((p: { nodes: string[] }) => p.nodes.length === 2);
@@ -33,8 +33,8 @@ describe('cluster bundles on the command line', () => {
     expect(j.paths.reduce((n: number, p: { probability: number }) => n + p.probability, 0)).toBeCloseTo(1, 9);
   });
 
-  it('trace --node text is answer first: the verdict and every path, the first node\'s shared road once, 120 columns', () => {
-    const r = kpx(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0]]);
+  it('trace --node text is answer first: the verdict and every path, the first node\'s shared road once, 120 columns', async () => {
+    const r = await cli(['trace', '10.96.0.10:53/udp', '-i', dir, '--node', nodes[0]]);
     const l = r.stdout.split('\n');
     expect(l[1]).toMatch(/^ {2}verdict {2}DNAT 100% to 2 endpoints: 1 on k8s-\S+ \(50%\), 1 on k8s-\S+ \(50%\); no masquerade$/);
     const heads = l.slice(4, l.indexOf('', 4));
@@ -45,9 +45,9 @@ describe('cluster bundles on the command line', () => {
     expect(l.filter((x) => x.length > 120)).toEqual([]);
   });
 
-  it('other commands read one node of a bundle with --node, and ask for it when missing', () => {
-    expect(JSON.parse(kpx(['services', '-i', dir, '--node', nodes[1], '-o', 'json']).stdout).services.length).toBeGreaterThan(20);
-    const r = kpx(['services', '-i', dir]);
+  it('other commands read one node of a bundle with --node, and ask for it when missing', async () => {
+    expect(JSON.parse((await cli(['services', '-i', dir, '--node', nodes[1], '-o', 'json'])).stdout).services.length).toBeGreaterThan(20);
+    const r = await cli(['services', '-i', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--node/);
   });

@@ -3,13 +3,13 @@
  * (exit 3) is said first and is not "nothing found"; unwritable outputs and unreadable inputs
  * are one line and exit 2; the rest of a bundle is still analysed.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, kpx } from '../helpers/exec.js';
+import { BIN, kpxSpawn, run } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 import { exitCodeFor } from '../../src/cli/exit.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,28 +29,28 @@ function bundle(name: string, from: readonly string[], extra: Record<string, str
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at .*(\.js|\.ts|node:)/);
 
 describe('exit 3: the inputs cannot answer', () => {
-  it('the nft view of an iptables-nft node alone: answered from that view (exit 0), saying first what the view cannot show — not "no Services", not "cannot tell"', () => {
+  it('the nft view of an iptables-nft node alone: answered from that view (exit 0), saying first what the view cannot show — not "no Services", not "cannot tell"', async () => {
     // The sample's nft-ruleset.txt is `nft list ruleset` of the same node: its kube-proxy chains live in
     // iptables-nft's `table ip nat`/`filter`, read as iptables tables (without comments and xt matches' options).
     const only = bundle('iptables-nft-view', ['nft-ruleset.txt', 'ip-addr.txt', 'ip-route.txt']);
     for (const args of [['services'], ['trace', '10.96.0.10:53/udp'], ['lint']]) {
-      const r = kpx([...args, '-i', only]);
+      const r = await cli([...args, '-i', only]);
       expect(r.code, args.join(' ')).toBe(0); // lint: warnings only, as on iptables-save
       expect(r.stderr).toMatch(/^kpx: .*nft-ruleset\.txt: kube-proxy's iptables-mode rules read from the nft listing of iptables-nft's tables \([^)]*table ip nat[^)]*\): .*Service names .* are unknown; iptables-save shows them/m);
       noStack(r.stderr);
     }
-    expect(kpx(['services', '-i', only]).stdout).toMatch(/^<unnamed>\s+10\.96\.0\.10\s+53\/UDP\s+2 \(1 local\)\s+healthy/m);
-    expect(kpx(['trace', '10.96.0.10:53/udp', '-i', only]).stdout).toMatch(/50%\s+DNAT → 10\.244\.0\.2:53/);
+    expect((await cli(['services', '-i', only])).stdout).toMatch(/^<unnamed>\s+10\.96\.0\.10\s+53\/UDP\s+2 \(1 local\)\s+healthy/m);
+    expect((await cli(['trace', '10.96.0.10:53/udp', '-i', only])).stdout).toMatch(/50%\s+DNAT → 10\.244\.0\.2:53/);
     // With the node's iptables-save beside it, iptables-save answers (names and all), and the view is not read.
     const both = bundle('iptables-nft-view-and-save', ['nft-ruleset.txt', 'iptables-save.txt', 'ip-addr.txt', 'ip-route.txt']);
-    const r = kpx(['services', '-i', both]);
+    const r = await cli(['services', '-i', both]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('kube-system/kube-dns:dns');
     expect(r.stderr).not.toMatch(/read from the nft listing/);
   });
 
-  it('services on a file that is not a dump says so first, prints no "no Services", exits 3', () => {
-    const r = kpx(['services', '-i', '/bin/ls']);
+  it('services on a file that is not a dump says so first, prints no "no Services", exits 3', async () => {
+    const r = await cli(['services', '-i', '/bin/ls']);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trimEnd().split('\n');
@@ -59,21 +59,21 @@ describe('exit 3: the inputs cannot answer', () => {
     noStack(r.stderr);
   });
 
-  it('trace on a directory without rulesets, and an IPv6 VIP on an IPv4-only bundle, exit 3', () => {
+  it('trace on a directory without rulesets, and an IPv6 VIP on an IPv4-only bundle, exit 3', async () => {
     const routes = bundle('routes-only', ['ip-route.txt', 'ip-addr.txt']);
-    const r = kpx(['trace', '10.96.0.10:53/udp', '-i', routes]);
+    const r = await cli(['trace', '10.96.0.10:53/udp', '-i', routes]);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^kpx: cannot tell where 10\.96\.0\.10:53\/udp goes: no iptables-save, nft or ipvsadm dump for IPv4/);
-    const v6 = kpx(['trace', '[fd00:10:96::a]:53/udp', '-i', SAMPLE]);
+    const v6 = await cli(['trace', '[fd00:10:96::a]:53/udp', '-i', SAMPLE]);
     expect(v6.code).toBe(3);
     expect(v6.stdout).toBe('');
     expect(v6.stderr).toMatch(/cannot tell where \[fd00:10:96::a\]:53\/udp goes: no ip6tables-save, nft or ipvsadm dump for IPv6/);
     // …while the IPv4 question on the same bundle is answered.
-    expect(kpx(['trace', '10.96.0.10:53/udp', '-i', SAMPLE]).code).toBe(0);
+    expect((await cli(['trace', '10.96.0.10:53/udp', '-i', SAMPLE])).code).toBe(0);
   });
 
-  it('a bundle collected without root (manifest: Permission denied) cannot tell, and says why', () => {
+  it('a bundle collected without root (manifest: Permission denied) cannot tell, and says why', async () => {
     const manifest = {
       kind: 'kpx-bundle',
       host: 'n1',
@@ -88,23 +88,23 @@ describe('exit 3: the inputs cannot answer', () => {
     };
     const dir = bundle('non-root', ['ip-route.txt'], { 'manifest.json': JSON.stringify(manifest) });
     for (const cmd of [['services'], ['lint'], ['trace', '10.96.0.10:53/udp']]) {
-      const r = kpx([...cmd, '-i', dir]);
+      const r = await cli([...cmd, '-i', dir]);
       expect(r.code, cmd[0]).toBe(3);
       expect(r.stderr.split('\n')[0], cmd[0]).toMatch(/iptables-save\.txt: `iptables-save` failed when the bundle was collected: .*Permission denied/);
       expect(r.stderr).toMatch(/cannot tell/);
     }
     // inspect lists the missing dump as a file with an error.
-    const j = JSON.parse(kpx(['inspect', '-i', dir, '-o', 'json']).stdout);
+    const j = JSON.parse((await cli(['inspect', '-i', dir, '-o', 'json'])).stdout);
     expect(j.files.find((f: { path: string }) => f.path.endsWith('nft-ruleset.txt')).diagnostics[0]).toMatchObject({ severity: 'error', code: 'collect/failed' });
   });
 
-  it('lint with a stray file: says what was not used first, lints the rest, exits by findings', () => {
+  it('lint with a stray file: says what was not used first, lints the rest, exits by findings', async () => {
     const dir = join(tmp, 'stray');
     cpSync(SAMPLE, dir, { recursive: true });
     copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
-    const r = kpx(['lint', '-i', dir, '-o', 'json']);
+    const r = await cli(['lint', '-i', dir, '-o', 'json']);
     expect(r.stderr.split('\n')[0]).toBe(`kpx: ${join(dir, 'package.json')}: not a dump kpx reads; not used`);
-    const clean = kpx(['lint', '-i', SAMPLE, '-o', 'json']);
+    const clean = await cli(['lint', '-i', SAMPLE, '-o', 'json']);
     expect(r.code).toBe(clean.code);
     expect(r.code === 0 || r.code === 1).toBe(true);
     expect(JSON.parse(r.stdout)).toEqual(JSON.parse(clean.stdout.replaceAll(SAMPLE, dir)));
@@ -112,14 +112,14 @@ describe('exit 3: the inputs cannot answer', () => {
 });
 
 describe('input errors', () => {
-  it('a missing input alone: one line naming it, exit 2', () => {
-    const r = kpx(['services', '-i', join(tmp, 'nope')]);
+  it('a missing input alone: one line naming it, exit 2', async () => {
+    const r = await cli(['services', '-i', join(tmp, 'nope')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`kpx: ${join(tmp, 'nope')}: no such file or directory (ENOENT)\n`);
   });
 
-  it('a missing input beside readable ones, and a symlink loop in a bundle: the rest is analysed, the problem reported', () => {
-    const r = kpx(['services', '-i', join(tmp, 'nope'), '-i', SAMPLE, '-o', 'json']);
+  it('a missing input beside readable ones, and a symlink loop in a bundle: the rest is analysed, the problem reported', async () => {
+    const r = await cli(['services', '-i', join(tmp, 'nope'), '-i', SAMPLE, '-o', 'json']);
     expect(r.code).toBe(0);
     expect(r.stderr.split('\n')[0]).toBe(`kpx: ${join(tmp, 'nope')}: cannot read: no such file or directory (ENOENT); not used`);
     expect(JSON.parse(r.stdout).services.length).toBeGreaterThan(10);
@@ -128,7 +128,7 @@ describe('input errors', () => {
     cpSync(SAMPLE, dir, { recursive: true });
     symlinkSync('b', join(dir, 'a'));
     symlinkSync('a', join(dir, 'b'));
-    const s = kpx(['services', '-i', dir, '-o', 'json']);
+    const s = await cli(['services', '-i', dir, '-o', 'json']);
     expect(s.code).toBe(0);
     expect(s.stderr).toContain(`kpx: ${join(dir, 'a')}: cannot read: too many levels of symbolic links (a symlink loop) (ELOOP); not used`);
     expect(JSON.parse(s.stdout).services.length).toBe(JSON.parse(r.stdout).services.length);
@@ -139,13 +139,12 @@ describe('input errors', () => {
 describe('permissions', () => {
   // As root every file is readable: run kpx as nobody (65534) to meet EACCES as a user does.
   const asUser = (args: string[]) =>
-    spawnSync(process.execPath, [BIN, ...args], {
-      encoding: 'utf8',
+    run(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
       ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
     });
 
-  it('an unreadable file in a bundle is reported and the rest analysed; alone it is one line, exit 2', () => {
+  it('an unreadable file in a bundle is reported and the rest analysed; alone it is one line, exit 2', async () => {
     const dir = join(tmp, 'perm');
     cpSync(SAMPLE, dir, { recursive: true });
     const secret = join(dir, 'ip6tables-save.txt');
@@ -153,11 +152,11 @@ describe('permissions', () => {
     chmodSync(secret, 0o000);
     for (const d of [tmp, dir]) chmodSync(d, 0o755);
     for (const f of readdirSync(dir)) if (f !== 'ip6tables-save.txt') chmodSync(join(dir, f), 0o644);
-    const r = asUser(['services', '-i', dir, '-o', 'json']);
+    const r = await asUser(['services', '-i', dir, '-o', 'json']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr.split('\n')[0]).toBe(`kpx: ${secret}: cannot read: permission denied (EACCES); not used`);
     expect(JSON.parse(r.stdout).services.length).toBeGreaterThan(10);
-    const alone = asUser(['services', '-i', secret]);
+    const alone = await asUser(['services', '-i', secret]);
     expect(alone.status).toBe(2);
     expect(alone.stderr).toBe(`kpx: ${secret}: permission denied (EACCES)\n`);
   });
@@ -170,29 +169,30 @@ describe('output errors: one line, exit 2', () => {
     ['stdout on a full disk', ['services', '-i', SAMPLE], /^kpx: cannot write standard output: no space left on device \(ENOSPC\) \(free some space, or write elsewhere\)$/],
   ];
   for (const [what, args, message] of cases) {
-    it(what, () => {
-      const r = what.startsWith('stdout') ? kpx(args, undefined, {}, { stdoutTo: '/dev/full' }) : kpx(args);
+    it(what, async () => {
+      // stdout on a full disk is the process's own stream: spawned, with stdout on /dev/full.
+      const r = what.startsWith('stdout') ? await kpxSpawn(args, undefined, {}, { stdoutTo: '/dev/full' }) : await cli(args);
       expect(r.code).toBe(2);
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(r.stderr.trimEnd()).toMatch(message);
     });
   }
 
-  it('collect refuses an existing file and a non-empty directory (a baseline bundle) without --force', () => {
+  it('collect refuses an existing file and a non-empty directory (a baseline bundle) without --force', async () => {
     const file = join(tmp, 'a-file');
     writeFileSync(file, 'x');
-    const f = kpx(['collect', '-o', file]);
+    const f = await cli(['collect', '-o', file]);
     expect(f.code).toBe(2);
     expect(f.stderr).toBe(`kpx: ${file} exists and is not a directory: name a new directory\n`);
     const dir = bundle('baseline', ['ip-route.txt']);
     const before = readFileSync(join(dir, 'ip-route.txt'), 'utf8');
-    const d = kpx(['collect', '-o', dir]);
+    const d = await cli(['collect', '-o', dir]);
     expect(d.code).toBe(2);
     expect(d.stderr).toMatch(/is not empty \(a bundle collected earlier\?\): name a new directory, or use --force/);
     expect(readdirSync(dir)).toEqual(['ip-route.txt']);
     expect(readFileSync(join(dir, 'ip-route.txt'), 'utf8')).toBe(before);
     // --force writes into it (collect only reads this machine; missing tools are noted, not fatal).
-    const forced = kpx(['collect', '-o', dir, '--force']);
+    const forced = await cli(['collect', '-o', dir, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(existsSync(join(dir, 'manifest.json'))).toBe(true);
   });

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 
 const samples = new URL('../../samples/', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-bundle-'));
@@ -32,8 +32,8 @@ describe('a messy bundle of every format', () => {
   cpSync(join(samples, 'nftables-mode-node', 'nft-ruleset.txt'), join(dir, 'nft-kube-proxy.txt'));
   writeFileSync(join(dir, 'mystery.txt'), 'hello\nthis is not a dump\n');
 
-  it('reports each file with its format, counts and diagnostics, and exits 1 for the unreadable one', () => {
-    const r = kpx(['inspect', dir, '-o', 'json']);
+  it('reports each file with its format, counts and diagnostics, and exits 1 for the unreadable one', async () => {
+    const r = await cli(['inspect', dir, '-o', 'json']);
     expect(r.code).toBe(1);
     const j = JSON.parse(r.stdout);
     const byName = Object.fromEntries(j.files.map((f: { path: string }) => [f.path.split('/').pop(), f]));
@@ -54,11 +54,11 @@ describe('a messy bundle of every format', () => {
     expect(j.snapshot.counts.virtualServers).toBeGreaterThan(10);
   });
 
-  it('says the same in text, and the Services resolve from the damaged files', () => {
-    const r = kpx(['inspect', dir]);
+  it('says the same in text, and the Services resolve from the damaged files', async () => {
+    const r = await cli(['inspect', dir]);
     expect(r.stdout).toMatch(/ipvsadm-Ln\.txt +ipvsadm/);
     expect(r.stdout).toMatch(/mystery\.txt +unknown/);
-    const s = JSON.parse(kpx(['services', '-i', dir, '-o', 'json']).stdout);
+    const s = JSON.parse((await cli(['services', '-i', dir, '-o', 'json'])).stdout);
     expect(s.services.filter((x: { mode: string }) => x.mode === 'ipvs').length).toBeGreaterThan(10);
   });
 });

@@ -1,7 +1,7 @@
 /** trace and services say first when a given kube-proxy log shows its syncs failing (and say nothing otherwise). */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 
 const SAMPLE = fileURLToPath(new URL('../../samples/iptables-mode-node', import.meta.url));
 const FAILING = fileURLToPath(new URL('../fixtures/kube-proxy/klog-sync-failed.log', import.meta.url));
@@ -10,15 +10,15 @@ const NOTE = /^note: kube-proxy's log \(.*klog-sync-failed\.log:1\) shows its ip
 
 describe('stale-rules notice', () => {
   it('trace: first line', async () => {
-    const r = await kpx(['trace', '10.96.0.10:53/udp', '-i', SAMPLE, '-i', FAILING]);
+    const r = await cli(['trace', '10.96.0.10:53/udp', '-i', SAMPLE, '-i', FAILING]);
     expect(r.stdout).toMatch(NOTE);
   });
   it('services: first line', async () => {
-    const r = await kpx(['services', '-i', SAMPLE, '-i', FAILING, '--namespace', 'kube-system']);
+    const r = await cli(['services', '-i', SAMPLE, '-i', FAILING, '--namespace', 'kube-system']);
     expect(r.stdout).toMatch(NOTE);
   });
   it('no notice with a healthy log', async () => {
-    const r = await kpx(['services', '-i', SAMPLE, '-i', HEALTHY, '--namespace', 'kube-system']);
+    const r = await cli(['services', '-i', SAMPLE, '-i', HEALTHY, '--namespace', 'kube-system']);
     expect(r.stdout).not.toMatch(/^note:/m);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCluster } from '../../src/generate/index.js';
 import { writeClusterBundle } from '../../src/generate/cluster-bundle.js';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-summarize-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ let nodes: string[] = [];
 /** The endpoint chain whose jump is taken out of the last node's dump (a real disagreement). */
 let removed = '';
 
-beforeAll(() => {
+beforeAll(async () => {
   nodes = writeClusterBundle(generateCluster({ seed: 5, services: 12, nodes: 3 }), 'iptables', raw);
   const victim = join(raw, nodes[2], 'iptables-save.txt');
   const lines = readFileSync(victim, 'utf8').split('\n');
@@ -31,7 +31,7 @@ beforeAll(() => {
   writeFileSync(victim, lines.join('\n'));
   mkdirSync(sums);
   for (const n of nodes) {
-    const r = kpx(['summarize', '-i', join(raw, n), '-o', 'json']);
+    const r = await cli(['summarize', '-i', join(raw, n), '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     writeFileSync(join(sums, `${n}.json`), r.stdout);
   }
@@ -57,33 +57,33 @@ describe('kpx summarize and services --nodes over summaries', () => {
     expect(readFileSync(join(sums, `${nodes[1]}.json`)).length).toBeLessThan(readFileSync(join(raw, nodes[1], 'iptables-save.txt')).length);
   });
 
-  it('services --nodes says the same from summaries, from raw dumps and from a mix (JSON and text)', () => {
-    const fromRaw = kpx(['services', '--nodes', '-i', raw, '-o', 'json']);
+  it('services --nodes says the same from summaries, from raw dumps and from a mix (JSON and text)', async () => {
+    const fromRaw = await cli(['services', '--nodes', '-i', raw, '-o', 'json']);
     expect(fromRaw.code).toBe(0);
     const j = JSON.parse(fromRaw.stdout);
     // The disagreement is there to be found…
     const found = j.services.flatMap((s: { differences: { kind: string; message: string; nodes: string[] }[] }) => s.differences).filter((d: { kind: string; message: string; nodes: string[] }) => d.kind === 'endpoints' && d.nodes.includes(nodes[2]));
     expect(found.map((d: { message: string }) => d.message).join('\n')).toContain(removed);
     // … and the summaries find it too, word for word.
-    expect(kpx(['services', '--nodes', '-i', sums, '-o', 'json']).stdout).toBe(fromRaw.stdout);
-    expect(kpx(['services', '--nodes', '-i', mixed, '-o', 'json']).stdout).toBe(fromRaw.stdout);
-    expect(kpx(['services', '--nodes', '-i', sums, '--all']).stdout).toBe(kpx(['services', '--nodes', '-i', raw, '--all']).stdout);
+    expect((await cli(['services', '--nodes', '-i', sums, '-o', 'json'])).stdout).toBe(fromRaw.stdout);
+    expect((await cli(['services', '--nodes', '-i', mixed, '-o', 'json'])).stdout).toBe(fromRaw.stdout);
+    expect((await cli(['services', '--nodes', '-i', sums, '--all'])).stdout).toBe((await cli(['services', '--nodes', '-i', raw, '--all'])).stdout);
     // Summary files given one by one work as node folders do.
-    const one = kpx(['services', '--nodes', ...nodes.flatMap((n) => ['-i', join(sums, `${n}.json`)]), '-o', 'json']);
+    const one = await cli(['services', '--nodes', ...nodes.flatMap((n) => ['-i', join(sums, `${n}.json`)]), '-o', 'json']);
     expect(one.stdout).toBe(fromRaw.stdout);
   });
 
-  it('refuses what it cannot use: another schema version, a trace over summaries', () => {
+  it('refuses what it cannot use: another schema version, a trace over summaries', async () => {
     const bad = join(tmp, 'bad');
     mkdirSync(bad);
     for (const n of nodes) {
       const s = JSON.parse(readFileSync(join(sums, `${n}.json`), 'utf8'));
       writeFileSync(join(bad, `${n}.json`), JSON.stringify({ ...s, schemaVersion: 99 }));
     }
-    const r = kpx(['services', '--nodes', '-i', bad]);
+    const r = await cli(['services', '--nodes', '-i', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/schemaVersion 99/);
-    const t = kpx(['trace', '10.96.0.10:53/udp', '-i', sums, '--node', nodes[0]]);
+    const t = await cli(['trace', '10.96.0.10:53/udp', '-i', sums, '--node', nodes[0]]);
     expect(t.code).toBe(2);
     expect(t.stderr).toMatch(/summary holds no rules/);
   });

@@ -8,32 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { generateCluster } from '../../src/generate/index.js';
 import { writeClusterBundle } from '../../src/generate/cluster-bundle.js';
-import { servicesAction } from '../../src/cli/commands/services.js';
-import { traceAction } from '../../src/cli/commands/trace.js';
-import { graphAction } from '../../src/cli/commands/graph.js';
-import { reportAction } from '../../src/cli/commands/report.js';
+import { cli } from '../helpers/cli.js';
 
 const SAMPLE = (name: string) => new URL(`../../samples/${name}`, import.meta.url).pathname;
 const NODE = SAMPLE('iptables-mode-node');
 const IPVS = SAMPLE('ipvs-mode-node');
-
-/** Run a command action in-process: its exit code, stdout and stderr. */
-async function run(action: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
-  try {
-    const code = await action();
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 interface Svc {
   namespace: string;
@@ -45,13 +27,13 @@ interface Svc {
 const label = (s: Svc) => `${s.namespace}/${s.name}:${s.portName}`;
 
 async function selected(target: string): Promise<string[]> {
-  const r = await run(() => servicesAction([], { input: [NODE], output: 'json', service: target }));
+  const r = await cli(['services', '-i', NODE, '-o', 'json', '--service', target]);
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { services: Svc[] }).services.map(label).sort();
 }
 
 async function traced(target: string): Promise<string[]> {
-  const r = await run(() => traceAction(target, { input: [NODE], output: 'json' }));
+  const r = await cli(['trace', target, '-i', NODE, '-o', 'json']);
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { traces: { services: string[] }[] }).traces.flatMap((t) => t.services).sort();
 }
@@ -73,7 +55,7 @@ describe('one grammar: every form names the same Service ports in services --ser
       expect(await selected(target)).toEqual(want);
       expect(await traced(target)).toEqual(want);
       // graph and report take it too (the graph names each selected Service port).
-      const g = await run(() => graphAction([], { input: [NODE], format: 'dot', service: [target] }));
+      const g = await cli(['graph', '-i', NODE, '--service', target]);
       expect(g.code, g.stderr).toBe(0);
       for (const w of want) expect(g.stdout).toContain(w);
     });
@@ -81,16 +63,16 @@ describe('one grammar: every form names the same Service ports in services --ser
 });
 
 describe('one way to miss: did you mean, on stderr, exit 2, in every command', () => {
-  const misses: [string, () => Promise<number>][] = [
-    ['services --service', () => servicesAction([], { input: [NODE], output: 'text', service: 'kube-system/kube-dsn' })],
-    ['services --service -o json', () => servicesAction([], { input: [NODE], output: 'json', service: 'kube-system/kube-dsn' })],
-    ['trace', () => traceAction('kube-system/kube-dsn', { input: [NODE], output: 'text' })],
-    ['graph --service', () => graphAction([], { input: [NODE], format: 'dot', service: ['kube-system/kube-dsn'] })],
-    ['report --service', () => reportAction([], { input: [NODE], output: '-', service: ['kube-system/kube-dsn'] })],
+  const misses: [string, string[]][] = [
+    ['services --service', ['services', '-i', NODE, '--service', 'kube-system/kube-dsn']],
+    ['services --service -o json', ['services', '-i', NODE, '-o', 'json', '--service', 'kube-system/kube-dsn']],
+    ['trace', ['trace', 'kube-system/kube-dsn', '-i', NODE]],
+    ['graph --service', ['graph', '-i', NODE, '--service', 'kube-system/kube-dsn']],
+    ['report --service', ['report', '-i', NODE, '-o', '-', '--service', 'kube-system/kube-dsn']],
   ];
-  for (const [cmd, action] of misses) {
+  for (const [cmd, args] of misses) {
     it(cmd, async () => {
-      const r = await run(action);
+      const r = await cli(args);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('no Service kube-system/kube-dsn in the dumps\ndid you mean:\n  kube-system/kube-dns\n');
@@ -98,23 +80,25 @@ describe('one way to miss: did you mean, on stderr, exit 2, in every command', (
   }
 
   it('an address near a VIP, in services --service as in trace', async () => {
-    for (const action of [() => servicesAction([], { input: [NODE], output: 'text', service: '10.96.0.11:53' }), () => traceAction('10.96.0.11:53', { input: [NODE], output: 'text' })]) {
-      const r = await run(action);
+    for (const args of [['services', '-i', NODE, '--service', '10.96.0.11:53'], ['trace', '10.96.0.11:53', '-i', NODE]]) {
+      const r = await cli(args);
       expect(r.code).toBe(2);
       expect(r.stderr.split('\n').slice(0, 3)).toEqual(['no Service on this node at 10.96.0.11:53', 'did you mean:', expect.stringMatching(/^ {2}10\.96\.0\.1 +default\/kubernetes:https 443\/tcp$/)]);
     }
   });
 
   it('a name asked of IPVS dumps, which name no Service: cannot tell (exit 3), with the VIPs to use instead', async () => {
-    for (const action of [() => servicesAction([], { input: [IPVS], output: 'text', service: 'kube-system/kube-dns' }), () => traceAction('kube-system/kube-dns', { input: [IPVS], output: 'text' })]) {
-      const r = await run(action);
+    for (const args of [['services', '-i', IPVS, '--service', 'kube-system/kube-dns'], ['trace', 'kube-system/kube-dns', '-i', IPVS]]) {
+      const r = await cli(args);
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(/^the dumps name no Service [\s\S]*VIPs\s+here:\n {2}10\./);
     }
   });
 
   it('a target in no form of the grammar is a usage error naming the forms', async () => {
-    await expect(run(() => servicesAction([], { input: [NODE], output: 'text', service: 'kube-dns' }))).rejects.toThrow(/^--service expected VIP:PORT\[\/proto\], a bare VIP, ns\/name\[:port\] or nodeport:PORT\[\/proto\]/);
+    const r = await cli(['services', '-i', NODE, '--service', 'kube-dns']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kpx: --service expected VIP:PORT\[\/proto\], a bare VIP, ns\/name\[:port\] or nodeport:PORT\[\/proto\]/);
   });
 });
 
@@ -125,12 +109,12 @@ describe('trace --node: the same grammar across a cluster bundle', () => {
   const nodes = writeClusterBundle(generateCluster({ seed: 3, services: 10, nodes: 3 }), 'iptables', dir);
 
   it('ns/name traces every port of the Service from the node; a near miss is exit 2 with did you mean', async () => {
-    const r = await run(() => traceAction('kube-system/kube-dns', { input: [dir], output: 'json', node: nodes[1] }));
+    const r = await cli(['trace', 'kube-system/kube-dns', '-i', dir, '-o', 'json', '--node', nodes[1]]);
     expect(r.code, r.stderr).toBe(0);
     const traces = (JSON.parse(r.stdout) as { traces: { request: { destination: string; protocol: string; node: string } }[] }).traces;
     expect(traces.map((t) => `${t.request.destination}/${t.request.protocol}`)).toEqual(['10.96.0.10:53/udp', '10.96.0.10:53/tcp', '10.96.0.10:9153/tcp']);
     expect(traces.every((t) => t.request.node === nodes[1])).toBe(true);
-    const miss = await run(() => traceAction('kube-system/kube-dsn', { input: [dir], output: 'text', node: nodes[1] }));
+    const miss = await cli(['trace', 'kube-system/kube-dsn', '-i', dir, '--node', nodes[1]]);
     expect(miss.code).toBe(2);
     expect(miss.stderr).toBe('no Service kube-system/kube-dsn in the dumps\ndid you mean:\n  kube-system/kube-dns\n');
   });
@@ -138,7 +122,8 @@ describe('trace --node: the same grammar across a cluster bundle', () => {
 
 describe('reverse starts from a pod address', () => {
   it('a Service target is pointed to services --service and trace (exit 2)', async () => {
-    const { reverseAction } = await import('../../src/cli/commands/reverse.js');
-    await expect(reverseAction('kube-system/kube-dns', { input: [NODE], output: 'text' })).rejects.toThrow(/^reverse starts from a pod address \(POD-IP\[:PORT\]\); for kube-system\/kube-dns ask kpx services --service kube-system\/kube-dns/);
+    const r = await cli(['reverse', 'kube-system/kube-dns', '-i', NODE]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kpx: reverse starts from a pod address \(POD-IP\[:PORT\]\); for kube-system\/kube-dns ask kpx services --service kube-system\/kube-dns/);
   });
 });

@@ -3,8 +3,8 @@
  * the road every outcome shares printed once, each outcome's own steps under a first line that
  * states its fate, outcomes by share then address, 120 columns, `-v` for everything.
  */
-import { describe, expect, it } from 'vitest';
-import { kpx } from '../helpers/exec.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, type KpxResult } from '../helpers/cli.js';
 
 const SAMPLE = (name: string) => new URL(`../../samples/${name}`, import.meta.url).pathname;
 const NODE = SAMPLE('iptables-mode-node');
@@ -12,8 +12,12 @@ const count = (text: string, line: string) => text.split('\n').filter((l) => l =
 const ipKey = (hostPort: string) => hostPort.split(/[.:]/).map((x) => x.padStart(5, '0')).join('.');
 
 describe('kpx trace text: the answer first', () => {
-  const seven = kpx(['trace', '10.110.189.65:80', '-i', NODE]);
-  const lines = seven.stdout.split('\n');
+  let seven: KpxResult;
+  let lines: string[];
+  beforeAll(async () => {
+    seven = await cli(['trace', '10.110.189.65:80', '-i', NODE]);
+    lines = seven.stdout.split('\n');
+  });
 
   it('starts with the Service, then the verdict: distribution, where the endpoints are, masquerade', () => {
     expect(seven.code).toBe(0);
@@ -46,28 +50,28 @@ describe('kpx trace text: the answer first', () => {
     }
   });
 
-  it('folds a statistic ladder without -v; -v shows every step and every rule text', () => {
+  it('folds a statistic ladder without -v; -v shows every step and every rule text', async () => {
     expect(seven.stdout).toContain('    nat/KUBE-SVC-D3OXOFYHVTC53GLE:456-461  statistic: 6 rules not taken');
-    const v = kpx(['trace', '10.110.189.65:80', '-i', NODE, '-v']).stdout;
+    const v = (await cli(['trace', '10.110.189.65:80', '-i', NODE, '-v'])).stdout;
     expect(v).not.toContain('rules not taken');
     expect(v).toContain('nat/KUBE-SVC-D3OXOFYHVTC53GLE:456  statistic: not taken (85.71%)');
     expect(v).toMatch(/^ {8}-A KUBE-SEP-PHK44TTDZGXR6CTD -p tcp .*-j DNAT$/m);
   });
 
-  it('a stopped packet names the rule that stopped it, on its first line', () => {
-    const r = kpx(['trace', '10.110.29.240:80', '-i', NODE]).stdout.split('\n');
+  it('a stopped packet names the rule that stopped it, on its first line', async () => {
+    const r = (await cli(['trace', '10.110.29.240:80', '-i', NODE])).stdout.split('\n');
     expect(r[1]).toBe('  verdict  REJECT 100%');
     expect(r[4]).toBe('   100%  REJECT  rejected by filter/KUBE-SERVICES:56 (icmp-port-unreachable)');
   });
 
-  it('masquerade per outcome and in the verdict (IPVS, from outside)', () => {
-    const r = kpx(['trace', '10.104.44.153:80', '-i', SAMPLE('ipvs-mode-node'), '--from', 'external']).stdout;
+  it('masquerade per outcome and in the verdict (IPVS, from outside)', async () => {
+    const r = (await cli(['trace', '10.104.44.153:80', '-i', SAMPLE('ipvs-mode-node'), '--from', 'external'])).stdout;
     expect(r.split('\n')[1]).toMatch(/^ {2}verdict {2}DNAT 100% to 3 endpoints: .*; masqueraded \(source NAT\)$/);
     expect(r).toContain(' 33.33%  DNAT → 10.244.1.9:8080  to a pod on this node via bridge cni0 · masquerade to 10.244.1.1');
   });
 
-  it('undecided matches: each scenario with its conditions and fates in the summary; shared steps once', () => {
-    const r = kpx(['trace', '10.96.0.1:443/tcp', '-i', SAMPLE('iptables-mode-kind/iptables-save.txt')]).stdout;
+  it('undecided matches: each scenario with its conditions and fates in the summary; shared steps once', async () => {
+    const r = (await cli(['trace', '10.96.0.1:443/tcp', '-i', SAMPLE('iptables-mode-kind/iptables-save.txt')])).stdout;
     const l = r.split('\n');
     expect(l[1]).toBe('  verdict  DNAT 100% to 1 endpoint in each of 2 scenarios: matches the evidence cannot decide (below); masquerade');
     expect(l[2]).toBe('           depends on the scenario');
@@ -82,7 +86,7 @@ describe('kpx trace text: the answer first', () => {
     expect(count(r, '      nat/KIND-MASQ-AGENT:78  MASQUERADE')).toBe(1);
   });
 
-  it('fits 120 columns on every sample, with and without -v (nft chain names included)', () => {
+  it('fits 120 columns on every sample, with and without -v (nft chain names included)', async () => {
     for (const [sample, target] of [
       ['nftables-mode-node', '10.110.189.65'],
       ['iptables-mode-node', 'shapes/loadbalancer-source-ranges'],
@@ -90,7 +94,7 @@ describe('kpx trace text: the answer first', () => {
       ['iptables-mode-kind/iptables-save.txt', '10.96.0.10'],
     ]) {
       for (const v of [[], ['-v']]) {
-        const out = kpx(['trace', target, '-i', SAMPLE(sample), ...v]);
+        const out = await cli(['trace', target, '-i', SAMPLE(sample), ...v]);
         expect(out.code, `${sample} ${target}`).toBe(0);
         const wide = out.stdout.split('\n').filter((l) => l.length > 120);
         expect(wide, `${sample} ${target} ${v}`).toEqual([]);

@@ -24,6 +24,7 @@ import {
   SHAPES,
   truthJson,
 } from '../../src/generate/index.js';
+import { breathe } from '../helpers/breathe.js';
 
 const small = () => generateCluster({ seed: 7, services: 60 });
 
@@ -308,7 +309,8 @@ describe('ipvs and nft renderings', () => {
 });
 
 describe('bundle writer (the CLI back end)', () => {
-  it('writes each mode’s files and streams a large cluster quickly', async () => {
+  // Its speed is measured by `npm run bench`, never asserted here (a bound fails on a loaded machine).
+  it('writes each mode’s files, a large cluster (5,000 Services) whole', async () => {
     const { mkdtempSync, readFileSync, readdirSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -316,12 +318,14 @@ describe('bundle writer (the CLI back end)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kpx-gen-'));
     try {
       const c = generateCluster({ seed: 1, services: 5000 });
-      const started = Date.now();
+      await breathe();
       const files = writeBundle(c, 'iptables', join(dir, 'ipt'));
-      expect(Date.now() - started).toBeLessThan(20_000);
+      await breathe();
       expect(files.sort()).toEqual(['ip-addr.txt', 'ip-route.txt', 'iptables-save.txt', 'truth.json']);
       const save = readFileSync(join(dir, 'ipt', 'iptables-save.txt'), 'utf8');
+      expect(save.endsWith('COMMIT\n# Completed on Thu Jan 15 12:00:00 2026\n')).toBe(true);
       expect(save).toBe(iptablesSave(c));
+      await breathe();
       expect(save.split('\n').length).toBeGreaterThan(150_000);
       const truth = JSON.parse(readFileSync(join(dir, 'ipt', 'truth.json'), 'utf8'));
       expect(truth.services.length).toBe(c.syncOrder.length);

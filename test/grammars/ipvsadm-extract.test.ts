@@ -344,18 +344,18 @@ describe('messy input (hand-made)', () => {
     expect(r.counts).toEqual({ virtualServers: 2, realServers: 1 });
   });
 
-  it('a large dump parses quickly', () => {
+  // Its speed is measured by `npm run bench` (IPVS mode reads ipvsadm -Ln), never asserted here:
+  // a wall-clock bound fails on a loaded machine and proves nothing on a fast one.
+  it('a large dump (20,000 lines) parses whole', () => {
     const out: string[] = [VERSION_LINE, ...LIST_TITLE];
     for (let i = 0; i < 5000; i++) {
       out.push(`${svcName('TCP', `10.96.${i >> 8}.${i & 255}:443`)} rr`);
       for (let j = 0; j < 3; j++) out.push(listReal(`10.244.${j}.${i & 255}:8443`, 'Masq', 1, 0, 0));
     }
-    const t0 = performance.now();
     const r = parse(lines(out));
-    const ms = performance.now() - t0;
     expect(r.counts).toEqual({ virtualServers: 5000, realServers: 15000 });
     expect(r.diagnostics).toEqual([]);
-    expect(ms).toBeLessThan(5000);
+    expect(r.data.virtualServers.at(-1)?.realServers.map((x) => `${x.address}:${x.port}`)).toEqual(['10.244.0.135:8443', '10.244.1.135:8443', '10.244.2.135:8443']);
   });
 });
 

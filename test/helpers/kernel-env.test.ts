@@ -2,13 +2,13 @@
  * Which kernel-backed suites run where: a fresh machine skips them and says so at the end of the
  * run; CI and `npm run test:kernel` fail without the tools.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KERNEL_TOOLS, kernelBanner, kernelDecision, onPath, type MachineProbe } from './kernel-env.js';
+import { run as spawnAwaited } from './exec.js';
 
 const machine = (root: boolean, missing: readonly string[], env: Record<string, string> = {}): MachineProbe => ({ root, has: (t) => !missing.includes(t), env });
 
@@ -65,14 +65,13 @@ describe('a run on a machine without the tools', () => {
   const bare = mkdtempSync(join(tmpdir(), 'kpx-bare-'));
   afterAll(() => rmSync(bare, { recursive: true, force: true }));
   const run = (config: string, env: Record<string, string>) =>
-    spawnSync(process.execPath, [vitest, 'run', '--config', config, 'test/kernel/iprule-tools.test.ts'], {
+    spawnAwaited(process.execPath, [vitest, 'run', '--config', config, 'test/kernel/iprule-tools.test.ts'], {
       cwd: root,
-      encoding: 'utf8',
       env: { HOME: process.env.HOME ?? '/tmp', PATH: bare, NO_COLOR: '1', ...env },
     });
 
-  it('npm test skips the kernel suites and ends with the banner', () => {
-    const r = run('vitest.config.ts', {});
+  it('npm test skips the kernel suites and ends with the banner', async () => {
+    const r = await run('vitest.config.ts', {});
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const tail = r.stdout.trimEnd().split('\n').slice(-6).join('\n');
     expect(tail).toContain('test/kernel/iprule-tools.test.ts');
@@ -80,9 +79,9 @@ describe('a run on a machine without the tools', () => {
     expect(r.stdout).toMatch(/KERNEL-BACKED SUITES DID NOT RUN: (not running as root; )?missing on PATH: ip, iptables-save/);
   });
 
-  it('CI=true and npm run test:kernel fail instead', () => {
+  it('CI=true and npm run test:kernel fail instead', async () => {
     for (const [config, env] of [['vitest.config.ts', { CI: 'true' }], ['vitest.kernel.config.ts', {}]] as const) {
-      const r = run(config, env);
+      const r = await run(config, env);
       expect(r.status, config).not.toBe(0);
       expect(r.stdout + r.stderr).toContain('kernel-backed tests cannot run: ');
       expect(r.stdout).not.toContain('KERNEL-BACKED SUITES DID NOT RUN');

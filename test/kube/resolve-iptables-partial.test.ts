@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveServices } from '../../src/kube/resolve.js';
+import { judgeNode } from '../../src/judge/index.js';
 import { endpointHash, portProtoHash } from '../../src/kube/hash.js';
 import { problemText } from '../../src/render/problems.js';
 import { lintSnapshot } from '../../src/lint/run.js';
@@ -163,11 +164,15 @@ describe('Service chains without comments', () => {
 describe('no endpoints without a REJECT rule', () => {
   // A NodePort whose external chain is declared but empty: no endpoint, and no rule rejects.
   const hash = portProtoHash('default/web:http', 'tcp');
+  // A whole dump (the hooks declared and reaching KUBE-NODEPORTS): the empty chain is all there is.
   const text = [
     '*nat',
+    ':PREROUTING ACCEPT [0:0]',
     ':KUBE-SERVICES - [0:0]',
     ':KUBE-NODEPORTS - [0:0]',
     `:KUBE-EXT-${hash} - [0:0]`,
+    '-A PREROUTING -j KUBE-SERVICES',
+    '-A KUBE-SERVICES -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
     `-A KUBE-NODEPORTS -p tcp -m comment --comment "default/web:http" -m tcp --dport 30080 -j KUBE-EXT-${hash}`,
     'COMMIT',
     '',
@@ -178,5 +183,14 @@ describe('no endpoints without a REJECT rule', () => {
     expect(one('default/web:http/tcp').state).toBe('no-endpoints');
     const f = lint.findings.filter((x) => x.ruleId === 'service-no-endpoints');
     expect(f.map((x) => x.message)).toEqual(['Service default/web:http has no endpoints: nothing in these dumps delivers connections to NodePort 30080']);
+  });
+
+  it('from restore input (kube-proxy\'s chains only, a partial sync may leave unchanged ones out), the same chains are unknown, and lint claims nothing', async () => {
+    const payload = text.split('\n').filter((l) => !/PREROUTING/.test(l)).join('\n');
+    const { lint } = await resolve(payload);
+    expect(lint.findings.filter((x) => x.ruleId === 'service-no-endpoints')).toEqual([]);
+    const snap = await snapshotOf({ 'payload.txt': payload });
+    const node = judgeNode(snap, await resolveServices(snap));
+    expect(node.resolution.services.map((x) => [x.id, x.state])).toEqual([['default/web:http/tcp', 'unknown']]);
   });
 });

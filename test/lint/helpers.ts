@@ -5,16 +5,23 @@ import { parseInput } from '../../src/load/index.js';
 import { assembleSnapshot } from '../../src/load/snapshot.js';
 import type { NodeSnapshot } from '../../src/model/snapshot.js';
 import { lintSnapshot, type LintOptions, type LintResult } from '../../src/lint/run.js';
+import { breathe } from '../helpers/breathe.js';
 import type { Finding } from '../../src/lint/rule.js';
 
 export async function snapshotOf(files: Record<string, string>, nodeIps: string[] = []): Promise<NodeSnapshot> {
   const parsed = [];
-  for (const [path, text] of Object.entries(files)) parsed.push(await parseInput({ path, text, bytes: Buffer.byteLength(text) }));
+  for (const [path, text] of Object.entries(files)) {
+    await breathe();
+    parsed.push(await parseInput({ path, text, bytes: Buffer.byteLength(text) }));
+  }
+  await breathe();
   return assembleSnapshot(parsed, { nodeIps });
 }
 
 export async function lintFiles(files: Record<string, string>, opts: LintOptions = {}, nodeIps: string[] = []): Promise<LintResult> {
-  return lintSnapshot(await snapshotOf(files, nodeIps), opts);
+  const snapshot = await snapshotOf(files, nodeIps);
+  await breathe();
+  return lintSnapshot(snapshot, opts);
 }
 
 export const of = (r: LintResult, ruleId: string): Finding[] => r.findings.filter((f) => f.ruleId === ruleId);

@@ -23,6 +23,7 @@ import {
 } from '../../src/generate/index.js';
 import type { Finding } from '../../src/lint/rule.js';
 import { KIND, lintFiles } from './helpers.js';
+import { breathe } from '../helpers/breathe.js';
 
 const summaryOf = (fs: readonly Finding[]) => [...new Set(fs.map((f) => `${f.severity}:${f.ruleId}`))].sort();
 
@@ -89,6 +90,7 @@ function removeLine(text: string, pred: (l: string) => boolean): { text: string;
 describe('seeded defects in a generated 1k-Service dump', () => {
   it('finds each defect exactly once, naming the right Service', async () => {
     let c = generateCluster({ seed: 21, services: 1000, shapes: [], mix: { noEndpoints: 0 } });
+    await breathe();
     // Plain ClusterIP Services with one port and ≥3 endpoints, cluster policy, no affinity.
     const plain = c.syncOrder.filter(
       (r) =>
@@ -112,11 +114,14 @@ describe('seeded defects in a generated 1k-Service dump', () => {
     expect(dupLater).toBeDefined();
 
     const baseFiles = { 'iptables-save.txt': iptablesSave(c), 'ip-route.txt': ipRoute(c), 'ip-addr.txt': ipAddr(c) };
+    await breathe();
 
     // Model-level seeds: a Service without endpoints, a duplicate VIP.
     c = withService(c, emptyVictim.service, { ...emptyVictim.service, ports: [{ ...emptyVictim.port, endpoints: [] }] });
     c = withService(c, dupLater.service, { ...dupLater.service, clusterIP: dupFirst.service.clusterIP });
+    await breathe();
     let ipt = iptablesSave(c);
+    await breathe();
     // Text-level seeds: a removed SEP declaration, a broken probability, an orphaned SVC chain, an unroutable endpoint.
     const firstSep = ipt.split('\n').find((l) => l.startsWith(`-A ${svcChain(sepVictim)} `) && / -j KUBE-SEP-/.test(l))!;
     const sep = / -j (KUBE-SEP-\S+)/.exec(firstSep)![1];

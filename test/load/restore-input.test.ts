@@ -66,7 +66,12 @@ describe('kube-proxy restore payload as input', () => {
       ['bare.txt', 'iptables-save', undefined],
       ['fragment.txt', 'iptables-save', undefined],
     ]);
-    expect(s.rulesets.map((r) => r.restoreInput)).toEqual([undefined, undefined, undefined]);
+    // The same dump twice (with and without its header comments) is one ruleset read once: the second is a view of the first.
+    expect(s.rulesets.map((r) => [r.file, r.restoreInput])).toEqual([
+      ['kind.txt', undefined],
+      ['fragment.txt', undefined],
+    ]);
+    expect(s.secondViews?.map((v) => [v.kind, v.file, v.of, v.differingCount])).toEqual([['iptables-save', 'bare.txt', 'kind.txt', 0]]);
   });
 
   it('one table that declares a built-in chain makes the file a dump', async () => {

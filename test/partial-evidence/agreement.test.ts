@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpointHash, portProtoHash } from '../../src/kube/hash.js';
 import { resolveServices } from '../../src/kube/resolve.js';
+import { judgeFlow, judgeNode } from '../../src/judge/index.js';
 import type { ServicePort } from '../../src/kube/types.js';
 import { lintSnapshot } from '../../src/lint/run.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
@@ -15,16 +16,20 @@ import { chalkInit } from '../../src/render/colors.js';
 import { renderTraceText } from '../../src/render/trace.js';
 import { KIND, snapshotOf } from '../lint/helpers.js';
 import { readFileSync } from 'node:fs';
+import { kubeProxyRestorePayload } from '../../src/generate/index.js';
 
 /** A file of samples/iptables-mode-node (real tools' output: see samples/README.md). */
 const NODE = (f: string) => readFileSync(new URL(`../../samples/iptables-mode-node/${f}`, import.meta.url), 'utf8');
 
 async function all(files: Record<string, string>, dest: string, from: SourceSpec = 'pod', nodeIps: string[] = []) {
   const snap = await snapshotOf(files, nodeIps);
-  const res = await resolveServices(snap);
+  // The three read one judgement (src/judge): judged states, lint over them, the flow's verdict.
+  const node = judgeNode(snap, await resolveServices(snap));
+  const res = node.resolution;
   const lint = await lintSnapshot(snap, { resolution: res });
   const d = parseDestination(dest) as Destination;
   const t = tracePacket(snap, res, d, d.protocol!, { from, assumptions: { established: false, affinityHit: false } });
+  const flow = judgeFlow(node, t);
   const service = (id: string): ServicePort => {
     const s = res.services.find((x) => x.id === id);
     if (!s) throw new Error(`services does not list ${id}: ${res.services.map((x) => x.id).join(', ')}`);
@@ -33,7 +38,7 @@ async function all(files: Record<string, string>, dest: string, from: SourceSpec
   const outcomes = t.outcomes.map((o) => [o.verdict, o.probability, o.verdict === 'DNAT' ? o.destination : (o.unknown?.code ?? null)]);
   const total = Number(t.outcomes.reduce((n, o) => n + o.probability, 0).toFixed(9));
   const findings = lint.findings.filter((f) => f.ruleId !== 'masquerade-not-random-fully').map((f) => `${f.ruleId}: ${f.message}`);
-  return { service, outcomes, total, findings, text: Object.values(files).join('\n'), rendered: renderTraceText(t, chalkInit(false)) };
+  return { service, outcomes, total, findings, text: Object.values(files).join('\n'), rendered: renderTraceText(t, chalkInit(false), { judgement: flow }), flow, node, services: res.services };
 }
 
 /** No claim of a rejection unless a REJECT rule is in the text; no NONE where evidence is missing. */
@@ -287,5 +292,85 @@ describe('services, trace and lint agree on partial evidence', () => {
     expect(b.service('nodeport-31964/tcp')).toMatchObject({ name: null, nodePort: 31964, protocol: 'tcp', state: 'unknown' });
     expect(b.outcomes.every((o) => o[0] === 'UNKNOWN' && o[2] === 'chain-missing')).toBe(true);
     expect(b.findings).toEqual([]);
+  });
+});
+
+// Issue 28's classes: services, trace and lint read one judgement, and none claims an absence the evidence does not show.
+describe('services, trace and lint agree on the classes of issue 28', () => {
+  const REAL = (f: string) => readFileSync(new URL(`../fixtures/judge/${f}`, import.meta.url), 'utf8');
+  const KUBE_DNS_SVC = 'KUBE-SVC-TCOU7JCQXEZGVUNU';
+
+  it('a headerless grep (kubernetes-sigs/kubespray#1258): read as nat, every Service unknown, the trace UNKNOWN (cannot tell), lint quiet', async () => {
+    const r = await all({ 'grep.txt': REAL('kubespray-1258-grep.iptables') }, '10.233.0.2:53/udp');
+    expect(r.services.map((s) => [s.id, s.state])).toEqual([
+      ['default/nginx-service/tcp', 'unknown'],
+      ['kube-system/dnsmasq:dns/udp', 'unknown'],
+      ['kube-system/dnsmasq:dns-tcp/tcp', 'unknown'],
+      ['kube-system/kubedns:dns/udp', 'unknown'],
+    ]);
+    expect(r.outcomes.map((o) => o[0])).toEqual(['UNKNOWN']);
+    expect(r.flow).toMatchObject({ verdict: 'UNKNOWN', cannotTell: true });
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+
+  it('an affinity grep (the --rcheck lines, not the ladder): endpoints with unknown addresses, unknown, UNKNOWN, no "no endpoint rules"', async () => {
+    const node = NODE('iptables-save.txt').split('\n');
+    const hash = 'KUBE-SVC-KCWTEMXYPRVDIDEM'; // shapes/affinity:http
+    const grep = node.filter((l) => l.includes(hash) && (l.includes('cluster IP') || l.includes('--rcheck'))).map((l) => l.replace(/ -> [0-9.:]+"/, '"'));
+    expect(grep.filter((l) => l.includes('--rcheck')).length).toBe(3);
+    const vip = /-d ([0-9.]+)\/32/.exec(grep.find((l) => l.startsWith('-A KUBE-SERVICES'))!)![1];
+    const r = await all({ 'grep.txt': grep.join('\n') + '\n' }, `${vip}:80/tcp`);
+    const s = r.service('shapes/affinity:http/tcp');
+    expect(s.state).toBe('unknown');
+    expect(s.unresolvedEndpoints?.map((u) => u.via)).toHaveLength(3);
+    expect(r.node.judgementOf(s).unknown?.reasons.map((x) => x.code)).toContain('endpoint-address-unknown');
+    expect(r.outcomes.every((o) => o[0] === 'UNKNOWN')).toBe(true);
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+
+  it('leftover iptables-mode chains on an IPVS node: the IPVS Services only, the leftovers said once, the trace goes to IPVS', async () => {
+    const ipvsDir = (f: string) => readFileSync(new URL(`../../samples/ipvs-mode-node/${f}`, import.meta.url), 'utf8');
+    const old = NODE('iptables-save.txt').split('\n');
+    const save = ipvsDir('iptables-save.txt').split('\n');
+    const nat = save.indexOf('*nat');
+    const commit = save.indexOf('COMMIT', nat);
+    const withOld = [...save.slice(0, nat + 1), ...old.filter((l) => /^:KUBE-(SVC|SEP)-/.test(l)), ...save.slice(nat + 1, commit), ...old.filter((l) => /^-A KUBE-(SVC|SEP)-/.test(l)), ...save.slice(commit)].join('\n');
+    const files = { 'iptables-save.txt': withOld, 'ipvsadm-Ln.txt': ipvsDir('ipvsadm-Ln.txt'), 'ipset-list.txt': ipvsDir('ipset-list.txt'), 'ip-addr.txt': ipvsDir('ip-addr.txt'), 'ip-route.txt': ipvsDir('ip-route.txt') };
+    const r = await all(files, '10.96.0.10:53/udp');
+    const plain = await all({ ...files, 'iptables-save.txt': ipvsDir('iptables-save.txt') }, '10.96.0.10:53/udp');
+    expect(r.services.map((s) => [s.id, s.state])).toEqual(plain.services.map((s) => [s.id, s.state]));
+    expect(r.services.every((s) => s.mode === 'ipvs')).toBe(true);
+    expect(r.node.leftovers).toHaveLength(1);
+    expect(r.outcomes).toEqual(plain.outcomes);
+    expect(r.rendered).not.toContain(KUBE_DNS_SVC);
+    expect(r.findings.filter((f) => f.startsWith('stale-proxy-mode'))).toEqual([expect.stringMatching(/no hook reaches them, so they act on no packet/)]);
+    expect(r.findings.filter((f) => !f.startsWith('stale-proxy-mode'))).toEqual(plain.findings);
+  });
+
+  it('a listing row among save lines naming the target: no Service resolved, UNKNOWN with that line (constructed unit case)', async () => {
+    const mix = [
+      '-A KUBE-SERVICES -d 10.32.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+      '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.32.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',
+      '',
+    ].join('\n');
+    const r = await all({ 'paste.txt': mix }, '10.32.0.10:53/udp');
+    expect(r.flow).toMatchObject({ verdict: 'UNKNOWN', cannotTell: true, noService: { evidence: 'partial', mentions: [{ line: 2 }] } });
+    expect(r.rendered).not.toMatch(/no Service on this node matches/);
+    expect(r.services.map((s) => [s.id, s.state])).toEqual([['default/kubernetes:https/tcp', 'unknown']]);
+    expect(r.findings).toEqual([]);
+    honest(r);
+  });
+
+  it("two views (iptables-save and kube-proxy's restore input of it): the answers of iptables-save alone, nothing counted twice", async () => {
+    const base = { 'iptables-save.txt': NODE('iptables-save.txt'), 'ip-addr.txt': NODE('ip-addr.txt'), 'ip-route.txt': NODE('ip-route.txt') };
+    const one = await all(base, '10.96.0.10:53/udp');
+    const two = await all({ ...base, 'restore-input.txt': kubeProxyRestorePayload(NODE('iptables-save.txt')) }, '10.96.0.10:53/udp');
+    expect(two.services.map((s) => [s.id, s.state, s.endpoints.length])).toEqual(one.services.map((s) => [s.id, s.state, s.endpoints.length]));
+    expect(two.outcomes).toEqual(one.outcomes);
+    expect(two.findings).toEqual(one.findings);
+    expect(two.rendered.split('\n')[0]).toBe(one.rendered.split('\n')[0]);
+    expect(two.node.secondViews.map((v) => [v.kind, v.differingCount])).toEqual([['iptables-restore-input', 0]]);
   });
 });

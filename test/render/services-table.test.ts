@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { kpx } from '../helpers/exec.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, type KpxResult } from '../helpers/cli.js';
 import { elideMiddle, renderColumns } from '../../src/render/columns.js';
 import { renderServicesTable } from '../../src/render/services.js';
 import { chalkInit } from '../../src/render/colors.js';
@@ -18,21 +18,26 @@ const SAMPLES = fileURLToPath(new URL('../../samples', import.meta.url));
 const NODE = join(SAMPLES, 'iptables-mode-node');
 const IPVS = join(SAMPLES, 'ipvs-mode-node');
 /** Piped output, no COLUMNS: the 120-column default. */
-const piped = (args: string[], columns = '') => kpx(args, undefined, { COLUMNS: columns });
+const piped = (args: string[], columns = '') => cli(args, { COLUMNS: columns });
 const lines = (s: string) => s.trimEnd().split('\n');
 const width = (l: string) => [...stripVTControlCharacters(l)].length;
 
 describe('kpx services table', () => {
-  const at120 = piped(['services', '-i', NODE]);
-  // A terminal wide enough for every column: the reason of each unhealthy port.
-  const out = piped(['services', '-i', NODE], '140');
-  const rows = lines(out.stdout);
+  let out: KpxResult;
+  let rows: string[];
+  let at120: KpxResult;
+  beforeAll(async () => {
+    at120 = await piped(['services', '-i', NODE]);
+    // A terminal wide enough for every column: the reason of each unhealthy port.
+    out = await piped(['services', '-i', NODE], '140');
+    rows = lines(out.stdout);
+  });
 
-  it('is borderless, upper-case headed, one line per Service port, within 120 columns', () => {
+  it('is borderless, upper-case headed, one line per Service port, within 120 columns', async () => {
     expect(out.code).toBe(0);
     expect(rows[0]).toMatch(/^SERVICE +CLUSTER-IP +PORT\(S\) +ENDPOINTS +STATE +REASON$/);
     expect(out.stdout).not.toMatch(/[│─┌┐└┘├┤┼]/);
-    const json = JSON.parse(piped(['services', '-i', NODE, '-o', 'json']).stdout);
+    const json = JSON.parse((await piped(['services', '-i', NODE, '-o', 'json'])).stdout);
     // header + one row per Service port + the summary line (the old boxed table took 70 lines for 33).
     expect(rows).toHaveLength(json.services.length + 2);
     expect(rows.at(-1)).toBe('33 Service ports (4 no-endpoints, 2 no-local-endpoints, 27 healthy).');
@@ -60,16 +65,16 @@ describe('kpx services table', () => {
     expect(out.stdout).toMatch(/^shapes\/nodeport-local-no-local-endpoints:http +10\.98\.212\.16 +80:31214\/TCP +2 \(0 local\) +no-local-endpoints +ext-policy-local$/m);
   });
 
-  it('says unnamed ports as kubectl does, and summarises endpoints with how many are local', () => {
+  it('says unnamed ports as kubectl does, and summarises endpoints with how many are local', async () => {
     expect(out.stdout).toMatch(/^shapes\/unnamed-port:<unset> +10\.108\.239\.108 +8080\/TCP +2 \(1 local\) +healthy$/m);
     expect(out.stdout).toMatch(/^shapes\/sctp-nodeport:<unset> +10\.104\.173\.113 +9999:30483\/SCTP +1 \(1 local\) +healthy$/m);
     expect(out.stdout).not.toMatch(/\(unnamed\)|\?:0|-:0/);
     // An IPVS NodePort alone names no Service and no Service port.
-    expect(piped(['services', '-i', IPVS], '140').stdout).toMatch(/^<unnamed> +<none> +<unknown>:32006\/TCP +0 +no-endpoints +no-real-servers$/m);
+    expect((await piped(['services', '-i', IPVS], '140')).stdout).toMatch(/^<unnamed> +<none> +<unknown>:32006\/TCP +0 +no-endpoints +no-real-servers$/m);
   });
 
-  it('fits a narrower terminal by leaving columns out, never cutting a name (a long one alone on its line)', () => {
-    const narrow = lines(piped(['services', '-i', NODE], '80').stdout);
+  it('fits a narrower terminal by leaving columns out, never cutting a name (a long one alone on its line)', async () => {
+    const narrow = lines((await piped(['services', '-i', NODE], '80')).stdout);
     expect(narrow[0]).toMatch(/^SERVICE +CLUSTER-IP +PORT\(S\) +STATE$/);
     expect(narrow.at(-1)).toBe('REASON and ENDPOINTS left out to fit 80 columns: -o wide shows every column.');
     expect(narrow.filter((l) => l.includes('…'))).toEqual([]);
@@ -81,24 +86,24 @@ describe('kpx services table', () => {
     expect(narrow[i + 1]).toMatch(/^ +10\.\d+\.\d+\.\d+ +80:\d+\/TCP +healthy$/);
   });
 
-  it('-o wide adds type, external IPs, policy, mode, identification, the Service chains and every endpoint (local ones starred)', () => {
-    const wide = piped(['services', '-i', NODE, '-o', 'wide']).stdout;
+  it('-o wide adds type, external IPs, policy, mode, identification, the Service chains and every endpoint (local ones starred)', async () => {
+    const wide = (await piped(['services', '-i', NODE, '-o', 'wide'])).stdout;
     expect(lines(wide)[0]).toMatch(/ REASON +TYPE +EXTERNAL-IP +POLICY +MODE +IDENTIFIED-BY +CHAINS +ENDPOINT-LIST$/);
     expect(wide).toMatch(/^kube-system\/kube-dns:dns .* ClusterIP +<none> +Cluster +iptables +comment +KUBE-SVC-TCOU7JCQXEZGVUNU +10\.244\.0\.2:53,10\.244\.1\.2:53\*$/m);
     // Nothing is cut in wide output.
     expect(wide).not.toContain('…');
   });
 
-  it('--service fits 120 columns, with the reason; long rules and sentences are wrapped, not cut', () => {
+  it('--service fits 120 columns, with the reason; long rules and sentences are wrapped, not cut', async () => {
     for (const sel of ['shapes/loadbalancer-source-ranges:http', 'shapes/external-ips-no-endpoints:http']) {
-      const r = piped(['services', '-i', NODE, '--service', sel]);
+      const r = await piped(['services', '-i', NODE, '--service', sel]);
       expect(r.code).toBe(0);
       for (const l of lines(r.stdout)) expect(width(l), l).toBeLessThanOrEqual(120);
     }
-    const d = piped(['services', '-i', NODE, '--service', 'shapes/external-ips-no-endpoints:http']).stdout;
+    const d = (await piped(['services', '-i', NODE, '--service', 'shapes/external-ips-no-endpoints:http'])).stdout;
     expect(lines(d)[0]).toMatch(/^shapes\/external-ips-no-endpoints:http {2}80\/TCP {2}no-endpoints \(no-endpoint-rules \+1\)/);
     // A rule's target is at its end: still there, on a continuation line.
-    const lb = piped(['services', '-i', NODE, '--service', 'shapes/loadbalancer-source-ranges:http']).stdout;
+    const lb = (await piped(['services', '-i', NODE, '--service', 'shapes/loadbalancer-source-ranges:http'])).stdout;
     expect(lb).toMatch(/iptables-save\.txt:52 {2}-A KUBE-PROXY-FIREWALL -d 172\.18\.200\.3\/32 .*\n {8}.*\n {8}--dport 80 -j DROP\n/);
     // A problem sentence is wrapped, not cut: its last words are there.
     expect(d.replace(/\n +/g, ' ')).toContain('listed as externalIPs');
@@ -140,7 +145,7 @@ describe('kpx inspect', () => {
       mkdirSync(deep, { recursive: true });
       for (const f of readdirSync(NODE)) copyFileSync(join(NODE, f), join(deep, f));
       // A bundle: its directory once (its start elided to fit), then each file by its whole name.
-      const r = piped(['inspect', deep], '80');
+      const r = await piped(['inspect', deep], '80');
       expect(r.code).toBe(0);
       const rows = lines(r.stdout);
       expect(rows[0]).toMatch(/^…\S*\/node-worker-17\.example\.internal\/$/);
@@ -151,7 +156,7 @@ describe('kpx inspect', () => {
       expect(r.stdout).toMatch(/^iptables-save\.txt +iptables-save +3 tables, 144\S*…\S*, 379 rules +0 +0$/m);
       for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(80);
       // One file with a long path: the start goes, the file name stays.
-      const one = lines(piped(['inspect', join(deep, 'iptables-save.txt')], '80').stdout);
+      const one = lines((await piped(['inspect', join(deep, 'iptables-save.txt')], '80')).stdout);
       expect(one[1]).toMatch(/^…\S*\/iptables-save\.txt +iptables-save +3 tables/);
       for (const l of one) expect(width(l), l).toBeLessThanOrEqual(120);
     } finally {
@@ -173,7 +178,7 @@ describe('kpx services --nodes', () => {
       // One node lost kube-dns:metrics' rules.
       const save = join(dir, nodes[2], 'iptables-save.txt');
       writeFileSync(save, readFileSync(save, 'utf8').split('\n').filter((l) => !l.includes('kube-dns:metrics')).join('\n'));
-      const r = piped(['services', '--nodes', '-i', dir, '--all']);
+      const r = await piped(['services', '--nodes', '-i', dir, '--all']);
       expect(r.code).toBe(0);
       const rows = lines(r.stdout);
       expect(r.stdout).not.toMatch(/[│─┌┐└┘├┤┼]/);

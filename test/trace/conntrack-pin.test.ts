@@ -20,7 +20,7 @@ async function trace(conntrack: string, sport: number, established: boolean) {
 describe('trace --established with a conntrack dump (kubernetes#48370 entries)', () => {
   it('names the entry pinning the flow to a gone endpoint, and for how long', async () => {
     const t = await trace(fixture('k8s-48370-translated.txt'), 43145, true);
-    expect(t.assumptions[0]).toEqual({ code: 'conntrack-pinned', file: 'conntrack.txt', line: 1, to: '10.12.0.11:53', translated: true, timeout: 29, unreplied: true, assured: false, current: false });
+    expect(t.assumptions[0]).toEqual({ code: 'conntrack-pinned', file: 'conntrack.txt', line: 1, to: '10.12.0.11:53', translated: true, timeout: 29, unreplied: true, assured: false, current: false, applied: true });
     expect(assumptionText(t.assumptions[0])).toBe('conntrack entry conntrack.txt:1 [UNREPLIED] pins this flow to 10.12.0.11:53, NOT an endpoint now: blackholed, for 29s unless a packet refreshes it; rules decide only NEW flows');
   });
   it('says an untranslated entry is untranslated, and a current endpoint is current', async () => {

@@ -61,6 +61,8 @@ describe('a grep of KUBE-SERVICES and one Service chain, without the PREROUTING 
   assume  the node's own addresses are unknown (no ip addr, no --node-ip): where a rule asks whether an address is the
           node's, each answer is a scenario
   assume  no ip route dump: where the packet goes after NAT is not shown
+  assume  grep-svc.txt has no *table line: its rules are read as table nat, inferred from line 1: -j
+          KUBE-SVC-TCOU7JCQXEZGVUNU
   assume  the evidence has nat/KUBE-SERVICES but no PREROUTING chain that reaches it (a fragment): the walk starts at
           KUBE-SERVICES
 

@@ -81,9 +81,11 @@ describe('IPVS scheduler shares', () => {
     ]);
   });
 
-  it('a virtual server whose real servers all have weight 0 drops new connections', async () => {
+  // ip_vs_leave() (net/netfilter/ipvs/ip_vs_core.c): no destination for a new connection → ICMP port
+  // unreachable to the client, TCP and UDP alike: refused at once, not a timeout.
+  it('a virtual server whose real servers all have weight 0 refuses new connections (ICMP port unreachable)', async () => {
     const snap = await snapshot();
     const t = tracePacket(snap, undefined, parseDestination('10.96.0.30:80/tcp') as Destination, 'tcp', { from: 'pod', assumptions: { established: false, affinityHit: false } });
-    expect(t.outcomes.map((o) => [o.verdict, o.probability, o.steps.at(-1)?.code])).toEqual([['DROP', 1, 'ipvs-draining']]);
+    expect(t.outcomes.map((o) => [o.verdict, o.probability, o.steps.at(-1)?.code])).toEqual([['REJECT', 1, 'ipvs-draining']]);
   });
 });

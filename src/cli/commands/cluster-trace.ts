@@ -4,7 +4,7 @@ import { protocolFlag, sourceOf } from './trace.js';
 import { traceAcross, type CrossTrace } from '../../cluster/trace.js';
 import { crossTraceJson, renderCrossTraceText } from '../../cluster/render.js';
 import { nodeByName } from '../../cluster/types.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { TraceInputError } from '../../trace/trace.js';
 import { planTarget } from '../../trace/target.js';
 import { noMatchExit, parseTargetArg, reportNoMatch } from '../target.js';
@@ -36,7 +36,7 @@ export async function traceAcrossAction(destination: string, opts: TraceAcrossCl
   const cluster = await loadClusterFromOptions([], opts, opts.output === 'text');
   const first = nodeByName(cluster, opts.node);
   if (!first) throw new UsageError(`--node ${opts.node}: no such node in the bundle (nodes: ${cluster.nodes.map((n) => n.name).join(', ')})`);
-  const res = await resolveServices(first.snapshot);
+  const res = await resolveJudged(first.snapshot);
   const plan = planTarget(target, res, first.snapshot, { ...(protocol ? { protocol } : {}), exact: Boolean(opts.exact) });
   if (plan.kind === 'no-match') {
     if (opts.output !== 'json') return reportNoMatch(plan, opts);

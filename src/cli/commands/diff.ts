@@ -1,7 +1,7 @@
 /** `kpx diff OLD NEW`: what changed between two snapshots, Services first, then rules. */
 import { writeText } from '../output.js';
 import { loadSnapshot } from '../../load/snapshot.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { diffSnapshots } from '../../diff/index.js';
 import { renderDiffText } from '../../diff/render.js';
 import { renderJson } from '../../render/json.js';
@@ -28,7 +28,7 @@ export async function diffAction(oldPath: string, newPath: string, opts: DiffOpt
     const base = (p: string) => p.replace(/\/+$/, '').split('/').pop() || p;
     const oldSnap = await loadSnapshot([oldPath], { nodeIps: opts.nodeIp ?? [], name: base(oldPath) });
     const newSnap = await loadSnapshot([newPath], { nodeIps: opts.nodeIp ?? [], name: base(newPath) });
-    loaded = { oldSnap, newSnap, oldRes: await resolveServices(oldSnap), newRes: await resolveServices(newSnap) };
+    loaded = { oldSnap, newSnap, oldRes: await resolveJudged(oldSnap), newRes: await resolveJudged(newSnap) };
   } finally {
     progress.stop();
   }

@@ -1,6 +1,6 @@
 /** `kpx graph [--service ns/name]`: the chain/set/virtual-server graph as DOT or Mermaid (or SVG). */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
 import { renderSvg } from '../../graph/svg.js';
 import { noMatchFor, targetSelects } from '../../trace/target.js';
@@ -17,7 +17,7 @@ export interface GraphOptions extends InputOptions {
 
 export async function graphAction(positional: string[], opts: GraphOptions): Promise<number> {
   const snapshot = await loadFromOptions(positional, opts, false);
-  const res = await resolveServices(snapshot);
+  const res = await resolveJudged(snapshot);
   let services = res.services;
   const sels = opts.service ?? [];
   if (sels.length) {

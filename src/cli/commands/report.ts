@@ -1,6 +1,6 @@
 /** `kpx report -o report.md|report.html`: a one-file incident report of a snapshot. */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { buildReport } from '../../report/index.js';
 import { serviceSelector } from './services.js';
 import { noMatchFor } from '../../trace/target.js';
@@ -21,7 +21,7 @@ export async function reportAction(positional: string[], opts: ReportCliOptions)
   const sels = opts.service ?? [];
   const preds = sels.map((s) => [s, serviceSelector(s)] as const);
   const snapshot = await loadFromOptions(positional, opts, opts.output !== '-');
-  const res = await resolveServices(snapshot);
+  const res = await resolveJudged(snapshot);
   for (const [sel, p] of preds) if (!res.services.some(p)) return reportNoMatch(noMatchFor(parseTargetArg(sel, '--service'), res, snapshot), {});
   const text = await buildReport(snapshot, res, {
     format,

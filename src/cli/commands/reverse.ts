@@ -1,7 +1,7 @@
 /** `kpx reverse POD-IP[:PORT]`: which Services and front ends of this node lead to a pod address. */
 import { writeText } from '../output.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { parseReverseTarget, renderReverseText, reverseLookup } from '../../graph/reverse.js';
 import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
@@ -22,7 +22,7 @@ export async function reverseAction(address: string, opts: ReverseOptions): Prom
     throw new UsageError(target);
   }
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
-  const res = await resolveServices(snapshot);
+  const res = await resolveJudged(snapshot);
   const r = reverseLookup(snapshot, res, target);
   if (opts.output === 'json') process.stdout.write(renderJson(versioned('reverse', r)));
   else writeText(renderReverseText(r, chalkInit(colorEnabled(opts))));

@@ -1,21 +1,22 @@
 /** `kpx services`: the Services this node's dataplane implements. */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { judgeSnapshot, partialEvidence, type NodeJudgement } from '../../judge/index.js';
 import type { ServicePort } from '../../kube/types.js';
 import { writeJson } from '../../render/json-stream.js';
 import { connectionsOf } from '../../kube/conntrack.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
-import { renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
+import { nodeJudgementJson, renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
 import { problemText } from '../../render/problems.js';
 import { noMatchFor, targetSelects } from '../../trace/target.js';
 import { parseTargetArg, reportNoMatch } from '../target.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { printable } from '../../source/index.js';
 import { outputWidth, writeText } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
-import { staleRulesNotice } from '../../kube/sync-state.js';
+import { evidenceText, nodeNotes } from '../../render/judgement.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
 import { explainSelectorless, explainWithoutRules, withoutRulesJson } from '../../render/api.js';
 
@@ -52,8 +53,17 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     process.stderr.write(unknown + '\n');
     return ExitCode.CannotTell;
   }
-  const res = await resolveServices(snapshot);
-  const stale = staleRulesNotice(snapshot);
+  let node: NodeJudgement | undefined = await judgeSnapshot(snapshot);
+  const res = node.resolution;
+  const notes = nodeNotes(node);
+  const nodeJson = nodeJudgementJson(node);
+  const stale = notes.length ? notes.join('\n') : undefined;
+  // "No Services" from evidence that is not whole (a grep, a cut dump) would be a claim of absence: cannot tell.
+  const partial = partialEvidence(snapshot);
+  if (res.services.length === 0 && partial.length > 0 && !snapshot.api) {
+    process.stderr.write(`kpx: cannot tell which Services this node implements: no Service was resolved, and the evidence cannot show there are none: ${partial.slice(0, 3).map(evidenceText).join('; ')}\n`);
+    return ExitCode.CannotTell;
+  }
   // The API's Services kube-proxy programs nothing for (headless, ExternalName…): explained, not missing.
   const intent = snapshot.api ? intendedDataplane(snapshot.api, snapshot) : undefined;
   const withoutRules: readonly ServiceWithoutRules[] = intent?.withoutRules ?? [];
@@ -61,11 +71,16 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const apiGiven = snapshot.api !== undefined;
   // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
   const tables = snapshot.conntrack?.tables ?? [];
-  // A --service that names nothing here: the near misses, and the same exit as every command's miss.
+  // A --service that names nothing here: the near misses, and the same exit as every command's miss —
+  // unless the evidence is not whole, when "nothing here" cannot be told (exit 3).
   if (opts.service && !res.services.some(serviceSelector(opts.service)) && !withoutRules.some(selectWithoutRules(opts))) {
+    if (partial.length > 0) return cannotTellService(opts.service, partial);
     return reportNoMatch(noMatchFor(parseTargetArg(opts.service, '--service'), res, snapshot!), opts);
   }
   const connections = opts.service && tables.length > 0 && opts.output !== 'json' ? new Map(res.services.filter(serviceSelector(opts.service)).map((s) => [s, connectionsOf(tables, s, snapshot!)])) : undefined;
+  const judgementOf = node.judgementOf;
+  // The judgement holds the snapshot: what is printed was taken from it above.
+  node = undefined;
   // The resolved Services are all that is printed: let the model go before the output is built (peak memory).
   snapshot = undefined;
   let services = res.services;
@@ -81,25 +96,37 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
       services: filtered.services,
       others: filtered.others,
       problems: filtered.problems.map((p) => ({ message: problemText(p.problem), evidence: p.evidence })),
+      // What the answer rests on, said once: partial evidence, stale rules, leftovers, second views.
+      judgement: nodeJson,
       ...(apiGiven ? { withoutRules: withoutRules.filter(selectWithoutRules(opts)).map(withoutRulesJson) } : {}),
     };
     // Each Service port is turned into its printed form a slice at a time (see writeJson).
-    if (opts.output === 'json') writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence) });
-    else process.stdout.write(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence)) }));
+    if (opts.output === 'json') writeJson(parts, (text) => process.stdout.write(text), { services: (s: ServicePort) => serviceJson(s, withEvidence, judgementOf(s)) });
+    else process.stdout.write(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence, judgementOf(s))) }));
   }
   else if (opts.service) {
-        if (services.length === 0) {
+    if (services.length === 0) {
       const explained = withoutRules.filter(selectWithoutRules(opts));
+      if (explained.length === 0 && partial.length > 0) return cannotTellService(opts.service, partial);
+      if (explained.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
       writeText(`${stale ? `${stale}\n` : ''}${explained.map((w) => `${explainWithoutRules(w)}\n`).join('')}`);
       return ExitCode.Ok;
     }
     // A Service without a selector: where its endpoints come from (or why there are none), from the API.
-    const notes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
-    writeText(`${stale ? `${stale}\n` : ''}${services.map((s) => renderServiceDetail(s, c, connections?.get(s))).join('\n')}${notes.map((n) => `${n}\n`).join('')}`);
+    const selectorNotes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
+    writeText(`${stale ? `${stale}\n` : ''}${services.map((s) => renderServiceDetail(s, c, connections?.get(s), judgementOf(s))).join('\n')}${selectorNotes.map((n) => `${n}\n`).join('')}`);
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
-    const notes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
-    writeText(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide' })}${notes}`, { fit: opts.output !== 'wide' });
+    const apiNotes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
+    writeText(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide', judgementOf })}${apiNotes}`, { fit: opts.output !== 'wide' });
   }
+  // Cannot tell: every Service port shown is unknown (documented in exit.ts) — unless unknown ones were asked for.
+  if (!opts.state && services.length > 0 && services.every((s) => s.state === 'unknown')) return ExitCode.CannotTell;
   return ExitCode.Ok;
+}
+
+/** `--service X` named nothing, and the evidence is not whole: "nothing here" cannot be told (exit 3). */
+function cannotTellService(service: string, partial: ReturnType<typeof partialEvidence>): number {
+  process.stderr.write(`kpx: cannot tell whether ${printable(service, 200)} is here: no Service matches it, and the evidence cannot show there is none: ${partial.slice(0, 3).map(evidenceText).join('; ')}\n`);
+  return ExitCode.CannotTell;
 }

@@ -5,7 +5,7 @@
  */
 import { nodeSummary, type EvidenceRefs, type SummaryFinding } from '../../cluster/summary.js';
 import { proxyModes } from '../../kube/modes.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { resolveJudged } from '../../judge/index.js';
 import { lintSnapshot } from '../../lint/run.js';
 import type { Finding } from '../../lint/rule.js';
 import { ExitCode } from '../exit.js';
@@ -35,7 +35,7 @@ export async function summarizeAction(positional: string[], opts: SummarizeOptio
     process.stderr.write(unknown + '\n');
     return ExitCode.CannotTell;
   }
-  const resolution = await resolveServices(snapshot);
+  const resolution = await resolveJudged(snapshot);
   const linted = opts.lint === false ? [] : (await lintSnapshot(snapshot, {})).findings;
   const findings = (ref: EvidenceRefs) => linted.map((f) => findingRef(f, ref));
   const summary = nodeSummary({ node: opts.nodeName ?? snapshot.name, kpxVersion: VERSION, snapshot, resolution, modes: proxyModes(snapshot), findings });

@@ -1,7 +1,7 @@
 /** `kpx trace TARGET`: the packet's road through this node (VIP:PORT, a bare VIP, ns/name[:port], nodeport:PORT). */
 import { writeText } from '../output.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveServices } from '../../kube/resolve.js';
+import { judgeFlow, judgeSnapshot, mentionsName, mentionsOf, partialEvidence } from '../../judge/index.js';
 import { parseIp } from '../../model/addr.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
@@ -12,9 +12,10 @@ import { versioned } from '../../render/schemas/index.js';
 import { renderPlanHeader, renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
+import { printable } from '../../source/index.js';
 import { cannotTell, reportInputProblems } from '../evidence.js';
 import { noMatchExit, parseTargetArg, reportNoMatch } from '../target.js';
-import { staleRulesNotice } from '../../kube/sync-state.js';
+import { flowJudgementJson, nodeNotes, noServiceText } from '../../render/judgement.js';
 
 export interface TraceCliOptions extends InputOptions {
   /** Unset: `pod`, or `external` for a NodePort target. */
@@ -77,10 +78,18 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     process.stderr.write(unknown + '\n');
     return ExitCode.CannotTell;
   }
-  const res = await resolveServices(snapshot);
+  const node = await judgeSnapshot(snapshot);
+  const res = node.resolution;
   const plan = planTarget(target, res, snapshot, { ...(protocol ? { protocol } : {}), exact: Boolean(opts.exact) });
   const c = chalkInit(colorEnabled(opts));
   if (plan.kind === 'no-match') {
+    // "Nothing here" is a claim of absence: with partial evidence (or unread lines naming the target) it is UNKNOWN.
+    const unknownMatch = noMatchUnknown(node, target);
+    if (unknownMatch) {
+      if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces: [], noMatch: { ...plan, judgement: unknownMatch } })));
+      else writeText(`${c.yellow(printable(noServiceText(unknownMatch, target.text), 2000))}\n`);
+      return ExitCode.CannotTell;
+    }
     // A Service the API has but kube-proxy programs nothing for (headless, ExternalName), or one it should program here.
     if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
       const byApi = (await import('./trace-api-explain.js')).explainFromApi(target, snapshot);
@@ -121,10 +130,26 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     if (e instanceof TraceInputError) throw new UsageError(e.message);
     throw e;
   }
-  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces })));
+  // One judgement per traced flow: the verdict line, its unknown share and caveats, and the exit code.
+  const judgements = traces.map((t) => judgeFlow(node, t));
+  if (opts.output === 'json') process.stdout.write(renderJson(versioned('trace', { traces: traces.map((t, i) => ({ ...t, judgement: flowJudgementJson(judgements[i]) })) })));
   else {
-    const stale = staleRulesNotice(snapshot);
-    writeText(`${stale ? `${stale}\n` : ''}${renderPlanHeader(target, plan.traces, c)}${traces.map((t) => renderTraceText(t, c, { verbose: Boolean(opts.verbose) })).join('\n')}`);
+    const notes = nodeNotes(node, { trace: true });
+    writeText(`${notes.map((n) => `${n}\n`).join('')}${renderPlanHeader(target, plan.traces, c)}${traces.map((t, i) => renderTraceText(t, c, { verbose: Boolean(opts.verbose), judgement: judgements[i] })).join('\n')}`);
   }
-  return ExitCode.Ok;
+  // Cannot tell: every traced flow's answer is wholly unknown (documented in exit.ts).
+  return judgements.length > 0 && judgements.every((j) => j.cannotTell) ? ExitCode.CannotTell : ExitCode.Ok;
+}
+
+/**
+ * A target that names nothing here, when the evidence cannot say so: some table is not whole, or
+ * lines kpx could not read name the target's address. Undefined when "nothing here" stands.
+ */
+function noMatchUnknown(node: Awaited<ReturnType<typeof judgeSnapshot>>, target: Target) {
+  const ipText = target.kind === 'address' ? target.dest.ipText : target.kind === 'vip' ? target.ipText : undefined;
+  const ip = ipText !== undefined ? parseIp(ipText) : undefined;
+  const mentions = ip ? mentionsOf(node.snapshot, ip, target.kind === 'address' ? target.dest.port : undefined) : target.kind === 'service' ? mentionsName(node.snapshot, target.namespace, target.name) : [];
+  const partial = partialEvidence(node.snapshot);
+  if (mentions.length === 0 && partial.length === 0) return undefined;
+  return { evidence: 'partial' as const, mentions, partial };
 }

@@ -1,31 +1,12 @@
-import type { KubeProxyEvent, NftErrorEcho, RestorePayload } from '../../model/kube-proxy.js';
-import type { Rule } from '../../model/netfilter.js';
-import { resolveIptables } from '../../kube/resolve-iptables.js';
+import type { KubeProxyEvent, NftErrorEcho } from '../../model/kube-proxy.js';
 import { parseServiceComment } from '../../kube/comments.js';
+import { payloadLineOwner } from '../../judge/index.js';
 import { parseNftObjectName } from '../../kube/resolve-nft.js';
 import { servicePortName } from '../../kube/hash.js';
 import { createRule, type Related } from '../rule.js';
-import type { LintContext } from '../context.js';
 import { kubeProxyLogs, placeRelated } from '../kube-proxy-util.js';
 
 type SyncFailed = Extract<KubeProxyEvent, { kind: 'sync-failed' }>;
-
-/** The rule at payload line n and the Service it belongs to: by resolving the payload, then the node's dumps, then its comment. */
-export function payloadLineOwner(ctx: LintContext, payload: RestorePayload, n: number): { rule?: Rule; text: string; service?: string } {
-  const text = payload.lines[n - 1] ?? '';
-  const rule = payload.ruleset.tables.flatMap((t) => t.chains.flatMap((c) => c.rules)).find((r) => r.line === n);
-  if (!rule) return { text };
-  const label = (s: { namespace: string | null; name: string | null; portName: string | null; id: string }) => (s.namespace !== null && s.name !== null ? servicePortName(s.namespace, s.name, s.portName) : s.id);
-  // The payload alone: a full sync holds KUBE-SERVICES and the Service's chains.
-  const own = resolveIptables({ ...ctx.snapshot, rulesets: [payload.ruleset], ipvs: [], nft: [] });
-  const viaPayload = own.services.find((s) => Object.values(s.chains).includes(rule.chain));
-  if (viaPayload) return { rule, text, service: label(viaPayload) };
-  // A partial sync writes only changed chains: the node's dumps may name the chain's Service.
-  const viaDumps = ctx.resolution.services.find((s) => Object.values(s.chains).includes(rule.chain));
-  if (viaDumps) return { rule, text, service: label(viaDumps) };
-  const c = rule.comment !== undefined ? parseServiceComment(rule.comment) : undefined;
-  return c ? { rule, text, service: servicePortName(c.namespace, c.name, c.portName) } : { rule, text };
-}
 
 const firstLine = (s: string) => s.split('\n').map((l) => l.trim()).filter(Boolean).join(' | ');
 
@@ -88,7 +69,7 @@ export default createRule({
           const rej = withPayload.rejected;
           const namedText = (p.lines[n - 1] ?? '').trim();
           const target = rej ? rej.line : n;
-          const owner = payloadLineOwner(ctx, p, target);
+          const owner = payloadLineOwner(ctx.snapshot, ctx.resolution, p, target);
           service = owner.service;
           const why = rej?.how === 'missing-chain' ? `, which jumps to ${rej.name}: that chain does not exist` : rej?.how === 'unknown-option' ? `, which uses ${rej.name}: this iptables does not know that option` : '';
           what =

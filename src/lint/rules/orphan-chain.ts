@@ -1,6 +1,20 @@
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
 import { lastRuleChain, serviceLabelOf } from '../util.js';
+import { parseServiceComment } from '../../kube/comments.js';
+import { servicePortName } from '../../kube/hash.js';
+import type { Chain } from '../../model/netfilter.js';
+
+/** `ns/name:port` from a chain's kube-proxy comments: a chain no hook reaches belongs to no live Service port, but still names one. */
+function commentLabel(c: Chain): { service?: string } {
+  for (const r of c.rules) {
+    for (const text of r.comments) {
+      const id = parseServiceComment(text);
+      if (id) return { service: servicePortName(id.namespace, id.name, id.portName) };
+    }
+  }
+  return {};
+}
 
 /** kube-proxy's per-Service and per-endpoint chains: each is written with rules and jumped to. */
 const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
@@ -24,6 +38,8 @@ export default createRule({
       '',
       'In a table cut before COMMIT (a truncated dump) kpx reports no orphan (the jump may have been after the',
       'cut) and no empty chain whose rules would come after the last rule read: those chains are unknown.',
+      'On a node whose live mode is IPVS or nftables, the chains an earlier iptables mode left behind (no hook',
+      'reaches them) are said once, by stale-proxy-mode, not one finding per chain.',
     ].join('\n'),
     messages: {
       orphan: '{{chain}} ({{table}}) is not jumped to from anywhere: stale state or a missing dispatch rule',
@@ -39,13 +55,16 @@ export default createRule({
       if (p.problem.code !== 'chain-unreached' || !ev) continue;
       ctx.report({ messageId: 'nftOrphan', data: { chain: p.problem.chain }, file: ev.file, line: ev.line, column: 1, text: ev.text });
     }
+    // Leftovers of an earlier mode on a node whose live mode is another (IPVS, nftables) are said once, by stale-proxy-mode.
+    const otherModeLive = ctx.judgement.liveModes.some((m) => m !== 'iptables') || ctx.snapshot.ipvs.some((d) => d.virtualServers.length > 0);
+    const leftover = otherModeLive ? new Set(ctx.resolution.others.filter((o) => o.leftover).map((o) => o.name)) : new Set<string>();
     for (const t of ctx.tables) {
       if (t.fragment) continue;
       // A table without COMMIT was cut: a jump to any chain may have been after the cut, and the
       // chains whose rules come after the last rule read are unknown, not empty.
       const cut = t.table.committed ? undefined : lastRuleChain(t.table.chains);
       for (const c of t.table.chains) {
-        if (c.builtin || !PER_SERVICE.test(c.name)) continue;
+        if (c.builtin || !PER_SERVICE.test(c.name) || leftover.has(c.name)) continue;
         const referenced = t.referrers.has(c.name) || cut !== undefined;
         const empty = c.rules.length === 0 && (cut === undefined || t.table.chains.indexOf(c) < cut);
         if (referenced && !empty) continue;
@@ -58,7 +77,7 @@ export default createRule({
           line,
           column: 1,
           ...(c.line !== undefined ? { text: `:${c.name} ${c.policy ?? '-'}` } : {}),
-          ...serviceLabelOf(ctx, svc),
+          ...(svc ? serviceLabelOf(ctx, svc) : commentLabel(c)),
           related: referenced ? (t.referrers.get(c.name) ?? []).slice(0, 5).map(ruleRelated) : c.rules.slice(0, 5).map(ruleRelated),
         });
       }

@@ -49,3 +49,10 @@ export const evidence = obj({ file: str, line: int, text: str }, { where: str })
 
 /** A parse diagnostic, as `inspect` and `dump` print it. */
 export const diagnostic = obj({ severity: oneOfStr('error', 'warning', 'info'), code: str, message: str, line: int, column: int }, { expected: str, found: str, file: str, endLine: int, endColumn: int, hint: str });
+
+/** A reason or caveat of the judgement (src/judge/types.ts): its code, its words, and code-specific fields (open). */
+const judged = (...codes: string[]): Schema => obj({ code: oneOfStr(...codes), message: str }, {}, { closed: false });
+export const judgementReason = judged('endpoint-chains-absent', 'dump-not-whole', 'endpoint-address-unknown', 'table-inferred', 'table-cut', 'scenarios-not-followed', 'walk-unknown');
+export const judgementCaveat = judged('rules-may-be-stale', 'draining-real-servers', 'second-view');
+/** The unknown part of an answer: the share the evidence cannot give (null: not a share) and why. */
+export const unknownPart = nullable(obj({ share: nullable(num), reasons: arr(judgementReason) }));

@@ -3,9 +3,15 @@
  * (one when a protocol is named). Step, condition, assumption and unknown-reason objects are open:
  * their code says which further fields they carry (docs/commands/trace.md).
  */
-import { arr, bool, document, int, nullable, num, obj, oneOfStr, str, type Schema } from './common.js';
+import { arr, bool, document, int, judgementCaveat, nullable, num, obj, oneOfStr, str, unknownPart, type Schema } from './common.js';
 
-export const TRACE_VERSION = 1;
+/**
+ * 2: each trace carries its `judgement` (the verdict line: src/judge/flow.ts); an IPVS virtual server
+ * without a schedulable real server REJECTs (ICMP port unreachable, ip_vs_leave), it no longer DROPs;
+ * the end of a grep's chain or of an assumed entry is UNKNOWN (`chain-partial`, `hook-unknown`); the
+ * ways past the scenario cap are one more scenario (`notFollowed`) with an UNKNOWN outcome.
+ */
+export const TRACE_VERSION = 2;
 
 const code = (...codes: string[]) => oneOfStr(...codes);
 
@@ -22,13 +28,13 @@ export const condition = obj(
   { subject: str },
 );
 
-const unknownReason = obj({ code: code('chain-missing', 'chain-truncated', 'listing-truncated', 'map-missing', 'userspace-verdict', 'not-evaluated', 'real-server-name', 'too-deep', 'too-many-branches') }, {}, { closed: false });
+const unknownReason = obj({ code: code('chain-missing', 'chain-truncated', 'chain-partial', 'hook-unknown', 'listing-truncated', 'map-missing', 'userspace-verdict', 'not-evaluated', 'real-server-name', 'too-deep', 'too-many-branches', 'too-many-scenarios') }, {}, { closed: false });
 
 const share = obj({ kind: code('statistic', 'numgen', 'map') }, { probability: num }, { closed: false });
 
 const step = obj(
   {
-    code: code('jump', 'goto', 'return', 'accept', 'drop', 'reject', 'dnat', 'redirect', 'snat', 'masquerade', 'mark', 'log', 'extension', 'matched', 'not-taken', 'assumed', 'policy', 'nat-map-miss', 'unknown', 'ipvs-real-server', 'ipvs-no-real-servers', 'ipvs-draining', 'kernel-switch', 'mtu'),
+    code: code('jump', 'goto', 'return', 'accept', 'drop', 'reject', 'dnat', 'redirect', 'snat', 'masquerade', 'mark', 'log', 'extension', 'matched', 'not-taken', 'assumed', 'policy', 'nat-map-miss', 'unknown', 'ipvs-real-server', 'ipvs-no-real-servers', 'ipvs-draining', 'conntrack-nat', 'kernel-switch', 'mtu'),
     dialect: code('iptables', 'nft', 'ipvs', 'kernel'),
     table: str,
     chain: str,
@@ -62,21 +68,40 @@ export const outcome = obj(
 );
 
 const assumption = obj(
-  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed') },
+  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed', 'table-inferred') },
   {},
   { closed: false },
 );
 
 const packet = obj({ protocol: code('tcp', 'udp', 'sctp'), family: { enum: [4, 6] }, src: str, sport: int, dst: str, dport: int, from: str, local: bool }, { inInterface: str });
 
-/** One node's trace of one packet. */
-export const trace: Schema = obj({
-  packet,
-  services: arr(str),
-  assumptions: arr(assumption),
-  outcomes: arr(outcome),
-  scenarios: arr(obj({ conditions: arr(condition), outcomes: arr(int) })),
+const mention = obj({ file: str, line: int, text: str });
+
+/** The flow's judgement (src/judge/types.ts FlowJudgement): the verdict line's content, with what must be read with it. */
+export const flowJudgement = obj({
+  verdict: code('DNAT', 'ACCEPT', 'DROP', 'REJECT', 'NONE', 'UNKNOWN', 'PINNED', 'DEPENDS', 'MIXED'),
+  shares: arr(obj({ verdict: code('DNAT', 'ACCEPT', 'DROP', 'REJECT', 'NONE', 'UNKNOWN'), share: num })),
+  unknown: unknownPart,
+  caveats: arr(judgementCaveat),
+  outcomeCaveats: arr(obj({ outcome: int, caveat: judgementCaveat })),
+  cannotTell: bool,
+}, {
+  pinned: obj({ to: str, fate: code('blackholed', 'endpoint', 'unknown', 'untranslated'), cite: obj({ file: str, line: int }, { text: str }) }, { seconds: int }),
+  noService: obj({ evidence: code('complete', 'partial'), mentions: arr(mention), partial: arr(obj({ file: str, dialect: str, table: str, kind: str }, {}, { closed: false })) }),
 });
+
+/** One node's trace of one packet. */
+export const trace: Schema = obj(
+  {
+    packet,
+    services: arr(str),
+    assumptions: arr(assumption),
+    outcomes: arr(outcome),
+    scenarios: arr(obj({ conditions: arr(condition), outcomes: arr(int) }, { notFollowed: int })),
+  },
+  // `kpx trace` adds the judgement; the cluster trace's per-node traces carry none.
+  { judgement: flowJudgement },
+);
 
 /** A target that names nothing here (`traces` empty): what was asked and the nearest real targets (docs/commands/trace.md). */
 const noMatch = obj({}, {}, { closed: false });
