@@ -81,6 +81,19 @@ describe('a command on a (faked) terminal', () => {
     expect(text.length).toBeGreaterThan(30);
   });
 
+  it('--no-pager (the program as the binary parses it) writes straight out; the next run pages again', async () => {
+    const { buildProgram } = await import('../../src/cli/program.js');
+    const parse = (args: string[]) => run(async () => {
+      await buildProgram({ invokedAs: 'kpx', exit: (code) => { throw new Error(`exit ${code}`); } }).parseAsync(['node', 'kpx', ...args]);
+      return 0;
+    });
+    const out = await parse(['services', '-i', NODE, '--no-color', '--no-pager']);
+    expect(out).toMatch(/^SERVICE +CLUSTER-IP/);
+    expect(existsSync(paged)).toBe(false);
+    expect(await parse(['services', '-i', NODE, '--no-color'])).toBe('');
+    expect(readFileSync(paged, 'utf8')).toMatch(/^LESS=FRX\nSERVICE/);
+  });
+
   it('-o json is never paged', async () => {
     const out = await run(() => servicesAction([], { input: [NODE], output: 'json' }));
     expect(JSON.parse(out)).toHaveProperty('schemaVersion');
