@@ -26,6 +26,8 @@ export default defineConfig({
     minWorkers: 1,
     // `--reporter` on the command line replaces these: pass the kernel reporter again (see .ci/run).
     reporters: ['default', './test/helpers/kernel-reporter.ts'],
+    // A late answer to a progress report is not a failure (see the file).
+    setupFiles: ['./test/helpers/rpc-patience.ts'],
     projects: [
       {
         extends: true,

@@ -12,5 +12,7 @@ export default defineConfig({
     fileParallelism: false,
     env: { KPX_REQUIRE_KERNEL: '1' },
     reporters: ['default', './test/helpers/kernel-reporter.ts'],
+    // A late answer to a progress report is not a failure (see the file).
+    setupFiles: ['./test/helpers/rpc-patience.ts'],
   },
 });

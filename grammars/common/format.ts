@@ -26,8 +26,13 @@ export type FormatId =
   | 'kube-proxy-log'
   | 'kube-proxy-config'
   | 'k8s-api'
+  | 'kubectl'
+  | 'iptables-list'
+  | 'paste'
   | 'conntrack'
-  | 'conntrack-stats';
+  | 'conntrack-stats'
+  /** Recognised, not read: Cilium's load-balancer tables, packet captures (not kube-proxy's dataplane). */
+  | 'foreign';
 
 export interface ParsedInput<T = unknown> {
   readonly format: FormatId;

@@ -59,6 +59,17 @@ export const STATES: Readonly<Record<string, readonly string[]>> = {
 };
 
 const SUMMARY = /^conntrack v(\d+(?:\.\d+)*) \(conntrack-tools\): (\d+) (?:flow|expectation) entries have been shown\.$/;
+const SUMMARY_ANYWHERE = /conntrack v(\d+(?:\.\d+)*) \(conntrack-tools\): (\d+) (?:flow|expectation) entries have been shown\./;
+/** A line cut at its start: the protocol number, a timeout, then the rest of an entry. */
+const CUT_START = /^\s*(\d{1,3}) \d+ (?:[A-Z_]+ )?src=/;
+const NAME_OF: Readonly<Record<number, string>> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 33: 'dccp', 47: 'gre', 58: 'icmpv6', 132: 'sctp', 136: 'udplite' };
+
+/** The count line merged with an entry (before or after it). */
+function splitSummary(text: string): { entry: string; summary: { version: string; count: number } } | undefined {
+  const m = SUMMARY_ANYWHERE.exec(text);
+  if (!m || (m.index === 0 && m[0].length === text.trim().length)) return undefined;
+  return { entry: text.slice(0, m.index) + text.slice(m.index + m[0].length), summary: { version: m[1], count: Number(m[2]) } };
+}
 /** What conntrack prints on errors, pasted with the listing. */
 const STDERR = /^(conntrack v[\d.]+ \(conntrack-tools\): (?!\d+ flow)|conntrack: |\S*conntrack: command not found|sudo: |bash: |sh: |cat: )/;
 
@@ -140,18 +151,29 @@ export function isAddress(v: string): boolean {
 }
 
 /**
+ * A value the author hid before pasting: `<clusterIp>`, `<pod-ip>`, `x.x.x.x`, `***`, `REDACTED`. The
+ * entry is still read (its protocol, state, ports and flags are there); what it hides is unknown.
+ */
+export const REDACTED = /^(<[^<>=\s]*>|\{[^{}=\s]*\}|[xX*#]+(\.[xX*#]+){1,7}|\*+|#+|x+|X+|redacted|\[redacted\]|hidden|…|\.\.\.)$/i;
+
+/**
  * Value checks the grammar cannot make (addresses, port ranges, protocol number against name, states).
  * Returns the problems as [word index, severity, code, message, expected]; an `error` drops the entry.
  */
-export function checkEntry(words: readonly string[], p: EntryPlan): [number, 'error' | 'warning', string, string, string][] {
-  const out: [number, 'error' | 'warning', string, string, string][] = [];
+export function checkEntry(words: readonly string[], p: EntryPlan): [number, 'error' | 'warning' | 'info', string, string, string][] {
+  const out: [number, 'error' | 'warning' | 'info', string, string, string][] = [];
   const val = (i: number): string => words[i].slice(words[i].indexOf('=') + 1);
+  const hidden = (i: number, dir: string): boolean => {
+    if (!REDACTED.test(val(i))) return false;
+    out.push([i, 'info', 'conntrack/redacted', `${dir} ${words[i].split('=')[0]} was hidden by the author: the entry is read, that value is unknown`, 'a value']);
+    return true;
+  };
   const tuple = (t: TuplePlan, dir: string): void => {
-    for (const i of [t.src, t.dst]) if (!isAddress(val(i))) out.push([i, 'error', 'parse/bad-address', `${dir} ${words[i].split('=')[0]} is not an IP address`, 'an IPv4 or IPv6 address']);
+    for (const i of [t.src, t.dst]) if (!isAddress(val(i)) && !hidden(i, dir)) out.push([i, 'error', 'parse/bad-address', `${dir} ${words[i].split('=')[0]} is not an IP address`, 'an IPv4 or IPv6 address']);
     for (const i of [t.sport, t.dport, t.id]) {
       if (i < 0) continue;
       const v = val(i);
-      if (!DIGITS.test(v) || Number(v) > 65535) out.push([i, 'error', 'parse/bad-port', `${dir} ${words[i].split('=')[0]} is not a port (0-65535)`, 'a number 0-65535']);
+      if ((!DIGITS.test(v) || Number(v) > 65535) && !hidden(i, dir)) out.push([i, 'error', 'parse/bad-port', `${dir} ${words[i].split('=')[0]} is not a port (0-65535)`, 'a number 0-65535']);
     }
     for (const i of [t.type, t.code]) if (i >= 0 && (!DIGITS.test(val(i)) || Number(val(i)) > 255)) out.push([i, 'error', 'parse/bad-number', `${dir} ${words[i].split('=')[0]} is not a number 0-255`, 'a number 0-255']);
     for (const i of [t.packets, t.bytes]) if (i >= 0 && !DIGITS.test(val(i))) out.push([i, 'error', 'parse/bad-number', `${dir} counter ${words[i]} is not a number`, 'a number']);
@@ -241,6 +263,29 @@ export class ConntrackListingReader {
       text = text.replace(/\r+$/, '');
       this.hadCr = true;
     }
+    // conntrack prints its count on stderr, unbuffered: pasted, it lands on the same line as an entry.
+    if (text.endsWith('shown.') || text.startsWith('conntrack v')) {
+      const merged = splitSummary(text);
+      if (merged) {
+        this.sink.summary?.({ line, ...merged.summary });
+        if (merged.entry.trim() === '') return;
+        text = merged.entry;
+      }
+    }
+    // The paste starts mid-line (`6 46 TIME_WAIT src=…`): the protocol's name is gone, its number is there.
+    let restored = 0;
+    const cut = CUT_START.exec(text);
+    if (cut && NAME_OF[Number(cut[1])] !== undefined) {
+      const name = NAME_OF[Number(cut[1])];
+      this.diag(diagnostic('info', 'conntrack/cut-line', `the line starts mid-entry: the protocol name (${name}) is taken from its number ${cut[1]}`, this.file, line, 1));
+      text = `${name} ${text.trimStart()}`;
+      restored = name.length + 1;
+    }
+    // An entry always has `key=value`s; a line without any is the author's words or another tool's output.
+    if (text.indexOf('=') < 0) {
+      const trimmed = text.trim();
+      if (trimmed === '' || this.other(trimmed, text, line) || this.prose(text, line)) return;
+    }
     const first = text.charCodeAt(0);
     // Fast lane: an entry line starts with a protocol or family name (a lower-case letter).
     if (!(first >= 0x61 && first <= 0x7a)) {
@@ -261,14 +306,22 @@ export class ConntrackListingReader {
     let bad = false;
     for (const [i, severity, code, message, expected] of problems) {
       if (severity === 'error') bad = true;
-      this.diag(diagnostic(severity, code, message, this.file, line, columnOf(text, words, i), { expected, found: printable(words[i], 60) }));
+      this.diag(diagnostic(severity, code, message, this.file, line, Math.max(1, columnOf(text, words, i) - restored), { expected, found: printable(words[i], 60) }));
     }
     for (const i of plan.unknown) {
-      this.diag(diagnostic('info', 'conntrack/unknown-attribute', `attribute ${printable(words[i].split('=')[0], 40)} is not modelled`, this.file, line, columnOf(text, words, i)));
+      this.diag(diagnostic('info', 'conntrack/unknown-attribute', `attribute ${printable(words[i].split('=')[0], 40)} is not modelled`, this.file, line, Math.max(1, columnOf(text, words, i) - restored)));
     }
     if (bad) return;
     this.entries++;
     this.sink.entry({ line, text, words, plan });
+  }
+
+  /** A line of words without `=`: prose around the paste (info), when it reads as a sentence. */
+  private prose(text: string, line: number): boolean {
+    const words = text.trim().split(/\s+/);
+    if (words.length < 3 || words.filter((w) => /^[A-Za-z'’,.?!:()-]+$/.test(w)).length * 4 < words.length * 3) return false;
+    this.diag(diagnostic('info', 'input/prose', `the author's words, not an entry: ${printable(text.trim(), 120)}`, this.file, line, 1));
+    return true;
   }
 
   /** Non-entry lines: the summary, noise, stderr. True when the line was consumed. */

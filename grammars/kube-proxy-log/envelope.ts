@@ -1,24 +1,37 @@
 /**
  * The wrappers a kube-proxy log line arrives in, peeled off one by one: a terminal UI's box
- * border (`│ … │`), a docker json-file record (`{"log":"…","stream":"stderr","time":"…"}`),
- * `kubectl logs --prefix` (`[pod/NAME/CONTAINER] `), the CRI log-file prefix
- * (`2024-03-12T14:02:11.118202345Z stderr F `), `kubectl logs --timestamps` (an RFC 3339 time
- * and a space) and journald's short formats (`Mar 02 09:15:44 node-3 kube-proxy[2211]: `,
- * `-o short-iso`). They stack (`--prefix --timestamps`, a journald paste inside a TUI frame),
- * so unwrapping repeats until no wrapper matches. Regular line shapes: no Chevrotain needed.
+ * border (`│ … │`, or only the right-hand `│` on a frame's first line), a docker json-file record
+ * (`{"log":"…","stream":"stderr","time":"…"}`), `kubectl logs --prefix` (`[pod/NAME/CONTAINER] `),
+ * the CRI log-file prefix (`2024-03-12T14:02:11.118202345Z stderr F `, `P` for a partial line),
+ * `kubectl logs --timestamps` (an RFC 3339 time and a space) and journald's formats in any locale
+ * (`Mar 02 09:15:44 node-3 kube-proxy[2211]: `, `9月 06 14:15:54 m2 kube-proxy[896]: `,
+ * `-o short-iso`, `-o short-full`, `-o short-unix`; the identifier is whatever ran kube-proxy:
+ * `kube-proxy`, `rkt`, `snap`, `k3s`, `hyperkube`…). They stack (`--prefix --timestamps`, a
+ * journald paste inside a TUI frame), so unwrapping repeats until no wrapper matches.
+ *
+ * A wrapper kpx does not know (a log shipper's columns, stern's `pod container `, a CI runner's
+ * time, a quote `> `) is still found when a klog header follows it on the line: the text before
+ * the header is kept as the envelope's `prefix`. Regular line shapes: no Chevrotain needed (see
+ * README.md).
  */
 
-export type EnvelopeKind = 'frame' | 'docker-json' | 'kubectl-prefix' | 'cri' | 'timestamp' | 'journald';
+export type EnvelopeKind = 'quote' | 'frame' | 'docker-json' | 'kubectl-prefix' | 'cri' | 'timestamp' | 'journald' | 'prefix';
 
 export interface Envelope {
   /** The wrappers found, outermost first. */
   readonly kinds: readonly EnvelopeKind[];
-  /** Wall-clock time the wrapper gives (journald's is without a year). */
+  /** Wall-clock time the wrapper gives (journald's short format is without a year). */
   readonly time?: string;
   readonly host?: string;
   readonly pid?: number;
+  /** journald's identifier (SYSLOG_IDENTIFIER): the program that wrote the line. */
+  readonly ident?: string;
   readonly pod?: string;
   readonly stream?: string;
+  /** CRI `P`: the runtime split this line; the next line of the same stream continues it. */
+  readonly partial?: boolean;
+  /** Text before a klog header that no known wrapper explains. */
+  readonly prefix?: string;
   /** The JSON record could not be read: the line is kept as it was. */
   readonly badJson?: string;
 }
@@ -31,17 +44,51 @@ export interface Unwrapped {
 }
 
 const FRAME = /^(\s*[│┃║]\s?)(.*?)\s*[│┃║]?\s*$/;
+/** A frame's right-hand border alone (k9s pads the line to the frame's width). */
+const RIGHT_BORDER = /\s[│┃║]\s*$/;
 const PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] ?/;
-const RFC3339 = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)`;
+const RFC3339 = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)`;
 const CRI = new RegExp(String.raw`^(${RFC3339}) (stdout|stderr) ([FP]) ?`);
 const TIMESTAMP = new RegExp(String.raw`^(${RFC3339}) `);
-const JOURNAL = /^([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d{4}|Z)?) (\S+) ([\w.@/-]+)\[(\d+)\]: ?/;
+
+/**
+ * journald's time, as `journalctl -o short*` prints it in any locale: strftime's `%b %d` gives
+ * `Mar 02`, `mars 02`, `Mär 02`, `févr. 02`, ` 9月 06` (zh/ja), ` 9월 06` (ko); `short-iso`,
+ * `short-full` (`Tue 2021-08-09 05:37:21 UTC`), `short-precise` (microseconds) and `short-unix`.
+ */
+const JOURNAL_TIME = String.raw`(?:(?:\p{L}[\p{L}.]{0,9}|\d{1,2} ?[月월]) +\d{1,2}日? \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:[+-]\d\d:?\d\d|Z)?|\p{L}{2,4}\.? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? [\p{L}\d+:-]+|\d{9,11}\.\d+)`;
+const JOURNAL = new RegExp(String.raw`^ ?(${JOURNAL_TIME}) (?![IWEF]\d{4} )(\S+) (\p{L}[^\s\[\]:]*)(?:\[(\d+)\])?: ?`, 'u');
+/** A klog header anywhere early in the line, after a wrapper kpx does not know. */
+const INNER_KLOG = /(?:^|[\s|>\]:])([IWEF]\d{4} +\d\d:\d\d:\d\d\.\d+ +\d+ [^\s\]]+:\d+\])/;
+const LEADING_KLOG = /^\s*[IWEF]\d{4} +\d\d:\d\d:\d\d\.\d+ +\d+ [^\s\]]+:\d+\]/;
+
+interface Fields {
+  time?: string;
+  host?: string;
+  pid?: number;
+  ident?: string;
+  pod?: string;
+  stream?: string;
+  partial?: boolean;
+  prefix?: string;
+  badJson?: string;
+}
 
 export function unwrap(line: string): Unwrapped {
   const kinds: EnvelopeKind[] = [];
   let body = line;
   let column = 1;
-  const env: { time?: string; host?: string; pid?: number; pod?: string; stream?: string; badJson?: string } = {};
+  const env: Fields = {};
+  const cut = (n: number) => {
+    body = body.slice(n);
+    if (column) column += n;
+  };
+  // A markdown blockquote (`> `) around the whole paste. klog's own block end is ` >`, after a space.
+  const q = /^>(?:\s+|$)/.exec(body);
+  if (q) {
+    kinds.push('quote');
+    cut(q[0].length);
+  }
   for (let round = 0; round < 6; round++) {
     const f = /^\s*[│┃║]/.test(body) ? FRAME.exec(body) : null;
     if (f) {
@@ -69,8 +116,7 @@ export function unwrap(line: string): Unwrapped {
     if (p) {
       kinds.push('kubectl-prefix');
       env.pod = p[1];
-      body = body.slice(p[0].length);
-      if (column) column += p[0].length;
+      cut(p[0].length);
       continue;
     }
     const c = CRI.exec(body);
@@ -78,8 +124,8 @@ export function unwrap(line: string): Unwrapped {
       kinds.push('cri');
       env.time ??= c[1];
       env.stream = c[2];
-      body = body.slice(c[0].length);
-      if (column) column += c[0].length;
+      if (c[3] === 'P') env.partial = true;
+      cut(c[0].length);
       continue;
     }
     const j = JOURNAL.exec(body);
@@ -87,20 +133,46 @@ export function unwrap(line: string): Unwrapped {
       kinds.push('journald');
       env.time ??= j[1];
       env.host = j[2];
-      env.pid = Number(j[4]);
-      body = body.slice(j[0].length);
-      if (column) column += j[0].length;
+      env.ident = j[3];
+      if (j[4] !== undefined) env.pid = Number(j[4]);
+      cut(j[0].length);
       continue;
     }
     const t = TIMESTAMP.exec(body);
     if (t) {
       kinds.push('timestamp');
       env.time ??= t[1];
-      body = body.slice(t[0].length);
-      if (column) column += t[0].length;
+      cut(t[0].length);
       continue;
     }
     break;
   }
+  if (RIGHT_BORDER.test(body)) {
+    if (!kinds.includes('frame')) kinds.push('frame');
+    body = body.replace(/\s*[│┃║]\s*$/, '');
+  }
+  if (!LEADING_KLOG.test(body)) {
+    const k = INNER_KLOG.exec(body.length > 240 ? body.slice(0, 240) : body);
+    if (k) {
+      const at = k.index + k[0].length - k[1].length;
+      kinds.push('prefix');
+      env.prefix = body.slice(0, at);
+      cut(at);
+    }
+  }
   return { body, column, envelope: { kinds, ...env } };
+}
+
+/**
+ * The shape of a wrapper kpx has no name for, to peel it off the lines that continue an entry (they
+ * carry the same wrapper, but no klog header to find it by): digits stand for any digits.
+ */
+export function prefixShape(prefix: string): RegExp {
+  const esc = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d+/g, '\\d+');
+  return new RegExp(`^${esc}`);
+}
+
+/** Who wrote the line, as far as its wrapper says: lines of one writer continue each other's records. */
+export function writerOf(e: Envelope): string {
+  return `${e.ident ?? ''}[${e.pid ?? ''}]${e.pod ?? ''}${e.stream ?? ''}`;
 }

@@ -2,8 +2,8 @@
  * One klog line: the header `Lmmdd hh:mm:ss.uuuuuu threadid file:line] ` and its message, which is
  * either free text (klog.Infof) or structured (klog.InfoS: `"msg" key="value" key=value key=<`).
  * Also logrus lines (`time="…" level=warning msg="…"`), which old kube-proxy images printed
- * from vendored libraries. Scanned by hand: the only nesting is Go's quoted-string escapes,
- * and a lexer generator would add start-up cost for nothing.
+ * from vendored libraries. The header is one regular expression (the sniffer uses it: no parser
+ * loaded to sniff); the structured message after it is a Chevrotain grammar (structured.ts).
  */
 
 export type KlogLevel = 'I' | 'W' | 'E' | 'F';
@@ -21,8 +21,10 @@ export interface KlogHeader {
   readonly messageOffset: number;
 }
 
-const HEADER = /^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d+)\s+(\d+) ([^\s\]]+:\d+)\] ?/;
-export const LOGRUS = /^time="([^"]*)" level=(\w+) msg=/;
+const HEADER = /^([IWEF])(\d{4}) +(\d\d:\d\d:\d\d\.\d+)\s+(\d+) ([^\s\]]+:\d+)\] ?/;
+export const LOGRUS = /^time=(?:"([^"]*)"|(\S+)) level=(\w+) msg=/;
+/** logrus' text format on a terminal (k3s' supervisor lines): `INFO[0010] message`. */
+export const LOGRUS_TTY = /^(DEBU|INFO|WARN|ERRO|FATA|PANI)\[(\d+)\] ?(.*)$/;
 
 export function klogHeader(body: string): KlogHeader | undefined {
   const m = HEADER.exec(body);
@@ -72,48 +74,4 @@ export interface KeyValue {
 export interface Structured {
   readonly msg: string;
   readonly pairs: readonly KeyValue[];
-}
-
-const KEY = /^\s+([A-Za-z_][\w.-]*)=/;
-
-/**
- * `"msg" k="v" k=v k=<`: the structured form, or undefined when the message is free text
- * (it does not start with a quoted string, or what follows is not key=value pairs).
- */
-export function readStructured(message: string): Structured | undefined {
-  if (!message.startsWith('"')) return undefined;
-  const q = readQuoted(message, 0);
-  if (!q) return undefined;
-  const pairs: KeyValue[] = [];
-  let rest = message.slice(q.end);
-  while (rest.trim() !== '') {
-    const k = KEY.exec(rest);
-    if (!k) return undefined;
-    rest = rest.slice(k[0].length);
-    if (rest.startsWith('"')) {
-      const v = readQuoted(rest, 0);
-      if (!v) return undefined;
-      pairs.push({ key: k[1], value: v.value, block: false });
-      rest = rest.slice(v.end);
-    } else if (/^<\s*$/.test(rest)) {
-      pairs.push({ key: k[1], value: '', block: true });
-      rest = '';
-    } else {
-      // A bare value (number, bool, `[a b]`, `&{…}`) runs to the next ` key=` or the end.
-      const next = /\s+[A-Za-z_][\w.-]*=/.exec(rest);
-      const end = next ? next.index : rest.length;
-      pairs.push({ key: k[1], value: rest.slice(0, end), block: false });
-      rest = rest.slice(end);
-    }
-  }
-  return { msg: q.value, pairs };
-}
-
-/** `time="…" level=warning msg="…" k=v`: logrus' text format, read with the same key=value scanner. */
-export function readLogrus(body: string): { time: string; level: string; msg: string; pairs: readonly KeyValue[] } | undefined {
-  const m = LOGRUS.exec(body);
-  if (!m) return undefined;
-  const s = readStructured(body.slice(m[0].length));
-  if (!s) return undefined;
-  return { time: m[1], level: m[2], msg: s.msg, pairs: s.pairs };
 }

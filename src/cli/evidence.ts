@@ -4,7 +4,10 @@
  * ruleset is left to answer from, exit 3 ("cannot tell") instead of reporting "nothing found".
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
+import { tableShownWhole } from '../model/netfilter.js';
 import { printable } from '../source/index.js';
+import { logAccounts } from '../kube/kube-proxy-account.js';
+import { logAccountLine } from '../render/kube-proxy-account.js';
 
 /** Diagnostics that mean a whole file gave no evidence (as opposed to one bad line in a dump). */
 const UNUSABLE = new Set([
@@ -31,8 +34,11 @@ export interface UnusableInput {
 export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
   const out: UnusableInput[] = [];
   for (const f of s.files) {
-    const d = f.diagnostics.find((x) => (x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code));
-    if (d) out.push({ path: f.path, why: d.code === 'input/unknown-format' ? 'not a dump kpx reads' : d.message });
+    // A listing that is not kube-proxy's (Cilium's tables, a capture) is recognised and said, never read.
+    const d = f.diagnostics.find((x) => ((x.severity === 'error' || x.code === 'input/duplicate') && UNUSABLE.has(x.code)) || x.code === 'input/not-kube-proxy');
+    if (!d) continue;
+    const looks = d.code === 'input/unknown-format' ? /\(it looks like (.*?)\);/.exec(d.message)?.[1] : undefined;
+    out.push({ path: f.path, why: d.code === 'input/unknown-format' ? `not a dump kpx reads${looks ? ` (it looks like ${looks})` : ''}` : d.message });
   }
   return out;
 }
@@ -86,6 +92,28 @@ export function reportInputProblems(s: NodeSnapshot, write: (text: string) => vo
   return lines;
 }
 
+/**
+ * The iptables evidence that is not whole (issue 30): listings of some chains, `-S` of one chain or
+ * through grep, greps without a `*table` line — one phrase per file, or undefined when every table
+ * read is whole. A claim that something is absent cannot rest on such evidence.
+ */
+export function partialRulesNote(s: NodeSnapshot): string | undefined {
+  const parts: string[] = [];
+  for (const rs of s.rulesets) {
+    const partial = rs.tables.filter((t) => !tableShownWhole(t));
+    if (partial.length === 0) continue;
+    const what = partial.map((t) => {
+      const table = t.coverage?.tableFrom === 'guessed' || t.implicit ? `table ${t.name}, guessed` : `table ${t.name}`;
+      if (!t.coverage) return `a fragment (${table})`;
+      const listed = [...t.coverage.listed];
+      const kind = t.coverage.source === 'rules' ? '`iptables -S`' : 'a listing';
+      return listed.length ? `${kind} of ${listed.length <= 3 ? `chain${listed.length > 1 ? 's' : ''} ${listed.join(', ')}` : `${listed.length} chains`} (${table})` : `${kind} shown in part (${table})`;
+    });
+    parts.push(`${printable(rs.file, 4096)}: ${what.join('; ')}`);
+  }
+  return parts.length ? parts.join('; ') : undefined;
+}
+
 /** The "cannot tell" sentence when no ruleset answers `question`, else undefined. */
 export function cannotTell(s: NodeSnapshot, question: string, family?: 4 | 6): string | undefined {
   if (hasRuleEvidence(s, family)) return undefined;
@@ -99,4 +127,27 @@ export function cannotTell(s: NodeSnapshot, question: string, family?: 4 | 6): s
     );
   const dumps = family === 6 ? 'ip6tables-save, nft or ipvsadm' : family === 4 ? 'iptables-save, nft or ipvsadm' : 'iptables-save, ip6tables-save, nft or ipvsadm';
   return `kpx: cannot tell ${question}: no ${dumps} dump${fam} was read from the inputs (collect one as root: kpx collect -o DIR)`;
+}
+
+/** One line per kube-proxy log: what it shows, for when the question itself cannot be answered. */
+export function logAccountLines(s: NodeSnapshot): string[] {
+  return logAccounts(s).map((a) => `kpx: ${logAccountLine(a)}`);
+}
+
+/** The inputs lint can judge on their own, by what they are (for the line said before such a lint). */
+function standaloneInputs(s: NodeSnapshot): string[] {
+  const out: string[] = [];
+  for (const l of s.kubeProxy?.logs ?? []) out.push(`kube-proxy's log ${l.file}`);
+  for (const c of s.kubeProxy?.configs ?? []) out.push(`kube-proxy's configuration ${c.file}`);
+  if (s.sysctls.size) out.push('the sysctl values');
+  if (s.interfaces.some((i) => i.linkInfo !== undefined)) out.push('the links');
+  if ((s.conntrack?.stats.length ?? 0) > 0) out.push('the conntrack statistics');
+  return out.map((x) => printable(x, 200));
+}
+
+/** Said first when lint checks only what inputs show on their own (no ruleset was given). */
+export function standaloneNotice(s: NodeSnapshot, question: string): string {
+  const inputs = standaloneInputs(s);
+  const list = inputs.length > 1 ? `${inputs.slice(0, -1).join(', ')} and ${inputs[inputs.length - 1]}` : (inputs[0] ?? 'the inputs');
+  return `kpx: no iptables-save, ip6tables-save, nft or ipvsadm dump was read: lint checks only what ${list} show${inputs.length === 1 ? 's' : ''} on ${inputs.length === 1 ? 'its' : 'their'} own; ${question} cannot be told (collect the dumps as root: kpx collect -o DIR)`;
 }

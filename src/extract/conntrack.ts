@@ -1,5 +1,5 @@
 /** Connection-tracking dumps → ConntrackTable / ConntrackStats (src/model/conntrack.ts). */
-import { ConntrackListingReader, parseConntrackStats, PROTOCOLS, type EntrySyntax } from '../../grammars/conntrack/index.js';
+import { ConntrackListingReader, parseConntrackStats, PROTOCOLS, REDACTED, type EntrySyntax } from '../../grammars/conntrack/index.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import type { TextStream } from '../../grammars/common/stream.js';
 import { CT_FLAG, ConntrackTable, type ConntrackStats, type CtRow } from '../model/conntrack.js';
@@ -28,6 +28,7 @@ function num(words: readonly string[], i: number): number {
   if (i < 0) return NONE;
   const w = words[i];
   const v = w.slice(w.indexOf('=') + 1);
+  if (REDACTED.test(v)) return NONE;
   return v.startsWith('0x') ? parseInt(v, 16) : Number(v);
 }
 
@@ -43,6 +44,7 @@ function rowOf(e: EntrySyntax): CtRow {
   if (p.assured >= 0) flags |= CT_FLAG.assured;
   if (p.offload >= 0) flags |= CT_FLAG.offload;
   if (p.hwOffload >= 0) flags |= CT_FLAG.hwOffload;
+  for (const i of [p.orig.src, p.orig.dst, p.reply.src, p.reply.dst, p.orig.sport, p.orig.dport, p.reply.sport, p.reply.dport]) if (i >= 0 && REDACTED.test(val(i))) flags |= CT_FLAG.redacted;
   // An `id=` read into a TCP/UDP tuple (no mark/use printed between) is the entry's id (`-o id`).
   const stray = !icmp && p.reply.id >= 0 ? p.reply.id : NONE;
   return {

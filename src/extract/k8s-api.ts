@@ -6,6 +6,7 @@
 import { isMap, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode } from 'yaml';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
+import { commandOfLine, kubectlRequest, type PastedCommand } from '../../grammars/common/command.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';
 import type {
   ApiEndpoint,
@@ -259,9 +260,29 @@ export function extractK8sApi(text: string, file: string): ParsedInput<ApiObject
     readObject(r, value, (doc.contents ?? undefined) as YamlNode | undefined, out);
   }
   for (const [kind, n] of out.ignored) r.diagnostics.push(diagnostic('info', 'k8s/ignored-kind', `${n} ${kind} object${n === 1 ? '' : 's'} ignored (kpx reads Services, EndpointSlices, Endpoints, Nodes and Pods)`, file, 1, 1));
-  const data: ApiObjects = { files: [file], services: out.services, slices: out.slices, nodes: out.nodes, pods: out.pods };
+  const covered = coverageOfCommands(lines.flatMap((l) => commandOfLine(l) ?? []));
+  const data: ApiObjects = { files: [file], services: out.services, slices: out.slices, nodes: out.nodes, pods: out.pods, ...(covered ? { serviceNamespaces: covered } : {}) };
   const endpoints = out.slices.reduce((n, s) => n + s.endpoints.length, 0);
   return { format: 'k8s-api', file, data, diagnostics: r.diagnostics, counts: { services: out.services.length, endpointslices: out.slices.length, endpoints, nodes: out.nodes.length, pods: out.pods.length } };
+}
+
+/**
+ * Which namespaces' Services the pasted commands list whole (issue 30): `kubectl get svc -A -o yaml`
+ * every one, `-n NS` that namespace; a command naming objects (`get svc web -o yaml`), selecting
+ * (`-l`), or piped through grep covers none. Undefined when the text shows no command: a file of
+ * objects is taken as the whole listing, as kpx always did.
+ */
+export function coverageOfCommands(commands: readonly PastedCommand[]): string[] | undefined {
+  let seen = false;
+  const covered = new Set<string>();
+  for (const c of commands) {
+    const r = kubectlRequest(c);
+    if (!r || r.verb !== 'get') continue;
+    seen = true;
+    if (!r.kinds.includes('service') && !r.kinds.includes('all')) continue;
+    if (r.names.length === 0 && !r.selected && !c.filtered && r.namespace) covered.add(r.namespace);
+  }
+  return seen ? [...covered].sort() : undefined;
 }
 
 /**

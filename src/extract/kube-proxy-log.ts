@@ -5,13 +5,16 @@
  * wordings. Embedded iptables-restore payloads are read with the iptables-save extractor, numbered
  * as iptables-restore numbers them (the payload's own lines).
  */
-import { parseKubeProxyLog, type BodyLine, type LogRecord } from '../../grammars/kube-proxy-log/index.js';
+import { parseKubeProxyLog, type BodyLine, type LogRecord, type OtherLine } from '../../grammars/kube-proxy-log/index.js';
 import { splitInput } from '../../grammars/common/text.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';
-import type { KubeProxyEvent, KubeProxyLog, KubeProxyModeName, LogPlace, NftErrorEcho, RestorePayload } from '../model/kube-proxy.js';
+import type { KubeProxyEvent, KubeProxyLog, LogPlace, RestorePayload } from '../model/kube-proxy.js';
 import { extractIptablesSave } from './iptables-save.js';
-import { readEchoedCommand } from './nft-echo.js';
+import { classifyRecord, unitState } from './kube-proxy-log-events.js';
+
+export { failingLineOf } from './kube-proxy-log-events.js';
+export { nftEcho } from './kube-proxy-log-nft.js';
 
 const PAYLOAD_LINE = /^\s*(\*[a-z]+\s*$|:[^\s]+ \S+ \[\d+:\d+\]|-[AIDNXFPZR] |COMMIT\s*$|#)/;
 const PAYLOAD_KEYS = new Set(['rules', 'ruleset', 'data', 'payload', 'lines']);
@@ -26,72 +29,8 @@ function placeOf(r: LogRecord, file: string, raw: readonly string[]): LogPlace {
     ...(r.wallTime !== undefined ? { wallTime: r.wallTime } : {}),
     level: r.level,
     ...(r.envelope.pid !== undefined ? { pid: r.envelope.pid } : r.thread !== undefined ? { pid: r.thread } : {}),
+    ...(r.cutAt !== undefined ? { cutAt: r.cutAt } : {}),
   };
-}
-
-const pair = (r: LogRecord, key: string) => r.pairs.find((p) => p.key === key);
-
-/** The record's whole text: message, pairs and continuation lines (what the matchers look at). */
-function fullText(r: LogRecord): string {
-  const parts = [r.msg, ...r.pairs.map((p) => `${p.key}=${p.value}`), ...r.continuation.map((c) => c.text)];
-  return parts.join('\n');
-}
-
-/** What went wrong, as the record says it: the err pair, else the free text after the message's first colon. */
-function errorText(r: LogRecord, after?: RegExp): string {
-  const err = pair(r, 'err') ?? pair(r, 'error');
-  if (err) return err.value.trim();
-  let msg = r.msg;
-  if (after) {
-    const m = after.exec(msg);
-    if (m) msg = msg.slice(m.index + m[0].length);
-  }
-  return [msg, ...r.continuation.map((c) => c.text)].join('\n').trim();
-}
-
-function toolOf(text: string): { tool: string; family?: 4 | 6 } {
-  const m = /\b(ip6?tables-restore|iptables-legacy-restore|ip6tables-legacy-restore|nft|ipset)\b/.exec(text);
-  const tool = m ? m[1] : 'iptables-restore';
-  return tool.startsWith('ip6') ? { tool, family: 6 } : tool.startsWith('iptables') ? { tool, family: 4 } : { tool };
-}
-
-/** The payload line a restore tool names. */
-export function failingLineOf(output: string): number | undefined {
-  const m =
-    /\bline (\d+) failed/.exec(output) ??
-    /Error occurred at line: (\d+)/.exec(output) ??
-    /\(nf_tables\)(?: [^:\n]*)?: line (\d+):/.exec(output) ??
-    /restore[^:\n]*: line (\d+):/.exec(output) ??
-    /^\S*?:(\d+):\d+(?:-\d+)?: Error:/m.exec(output);
-  return m ? Number(m[1]) : undefined;
-}
-
-/** `/dev/stdin:120:31-44: Error: …` followed by the command and the caret line (read with the nft grammar: nft-echo.ts). */
-export function nftEcho(lines: readonly BodyLine[]): NftErrorEcho | undefined {
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^\s*(\S*?):(\d+):(\d+)(?:-(\d+))?: Error: (.*)$/.exec(lines[i].text);
-    if (!m) continue;
-    const from = Number(m[3]);
-    const to = m[4] ? Number(m[4]) : from;
-    const command = lines[i + 1]?.text;
-    const caret = lines[i + 2]?.text;
-    const echo: { -readonly [K in keyof NftErrorEcho]: NftErrorEcho[K] } = { line: Number(m[2]), columns: { from, to }, message: m[5], fileLine: lines[i].line };
-    if (command !== undefined && caret !== undefined && /^\s*\^+~*\s*$/.test(caret)) {
-      echo.command = command;
-      echo.underlined = command.slice(from - 1, to);
-      return { ...echo, ...readEchoedCommand(command, from) };
-    }
-    return echo;
-  }
-  return undefined;
-}
-
-/** Lines of an output block, or of the message and its continuation. */
-function outputLines(r: LogRecord): BodyLine[] {
-  const err = pair(r, 'err') ?? pair(r, 'error');
-  if (err?.lines) return [...err.lines];
-  if (err) return err.value.split('\n').map((text) => ({ line: r.line, column: 0, text }));
-  return [{ line: r.line, column: r.msgColumn, text: r.msg }, ...r.continuation];
 }
 
 interface PayloadSource {
@@ -160,75 +99,6 @@ function readPayload(src: PayloadSource, at: LogPlace, file: string, diagnostics
   return { file, ruleset: parsed.data, fileLines, lines: texts, excerpt: numbered, family: parsed.data.family, at };
 }
 
-function proxierMode(text: string): KubeProxyModeName | undefined {
-  const m = /Using (iptables|ipvs|nftables|userspace|kernelspace) [Pp]rox(?:ier|y)\b/.exec(text) ?? /Creating dualStackProxier for (iptables|ipvs|nftables)/.exec(text);
-  return m ? (m[1] as KubeProxyModeName) : undefined;
-}
-
-function familiesOf(r: LogRecord, text: string): (4 | 6)[] {
-  if (/dualStack|dual-stack|dual stack/i.test(text)) return [4, 6];
-  const f = pair(r, 'ipFamily')?.value ?? /ipFamily[=:]"?(IPv[46])/.exec(text)?.[1];
-  return f === 'IPv4' ? [4] : f === 'IPv6' ? [6] : [];
-}
-
-const MODULE_FAIL = /modprobe|kernel module|required kernel modules are not loaded|could not insert|Module \S+ not found/i;
-const CONFIG_WARN = /strict decoding|unknown field|lenient decoding|clusterCIDR not specified|no cluster CIDR|cluster CIDR (is )?not (set|specified)|detect-local-mode|detectLocalMode|Flag proxy-mode|configuration may be incomplete|nodePortAddresses|node-port-addresses|deprecated|Kube-proxy configuration|invalid configuration|unknown proxy mode/i;
-
-function classify(r: LogRecord, at: LogPlace, events: KubeProxyEvent[]): void {
-  const text = fullText(r);
-  const mode = proxierMode(r.msg);
-  if (mode) return void events.push({ kind: 'proxier', mode, families: familiesOf(r, text), at });
-  if (/Can't use (the )?ipvs proxier|can't determine whether to use ipvs prox/i.test(r.msg)) {
-    // "Can't use ipvs proxier, trying iptables proxier" (≤1.9) gives no reason; newer versions put it in err.
-    const reason = errorText(r, /prox(?:ier|y)[,:]?\s*/i).replace(/^trying \w+ prox(?:ier|y)\.?$/i, '');
-    events.push({ kind: 'mode-fallback', requested: 'ipvs', reason, at });
-    return;
-  }
-  const flag = /Flag proxy-mode="([^"]*)" unknown, assuming (\w+) proxy/.exec(r.msg);
-  if (flag) {
-    events.push({ kind: 'config-warning', text: r.msg, field: 'mode', at });
-    return;
-  }
-  const retry = /Sync failed; retrying in (\S+)/.exec(r.msg) ?? (/^Sync failed/.test(r.msg) ? [r.msg, pair(r, 'retryingTime')?.value ?? ''] : null);
-  if (retry) return void events.push({ kind: 'sync-retry', ...(retry[1] ? { retryIn: retry[1] } : {}), at });
-  if (/Failed to execute (ip6?tables-restore|iptables-restore|nft)|nftables sync failed|Failed to run nft|Failed to (sync|apply|restore) (iptables|nftables|ipset)|Failed to execute ipset|ipset restore failed/i.test(r.msg)) {
-    const out = outputLines(r);
-    const output = (pair(r, 'err') ?? pair(r, 'error'))?.value ?? errorText(r, /Failed to execute [\w-]+:?\s*/);
-    const { tool, family } = toolOf(`${output}\n${r.msg}`);
-    const status = /exit status (\d+)/.exec(output);
-    const failingLine = failingLineOf(output);
-    const nft = nftEcho(out);
-    events.push({
-      kind: 'sync-failed',
-      tool: nft && tool === 'iptables-restore' && !/iptables/.test(output + r.msg) ? 'nft' : tool,
-      ...(family !== undefined ? { family } : {}),
-      ...(status ? { exitStatus: Number(status[1]) } : {}),
-      ...(failingLine !== undefined ? { failingLine } : {}),
-      output,
-      ...(nft ? { nft } : {}),
-      at,
-    });
-    return;
-  }
-  if (/Closing local port/.test(r.msg)) {
-    const desc = pair(r, 'port')?.value ?? r.msg.replace(/^.*?Closing local port:?\s*/, '');
-    const m = /nodePort for ([^"\s]+?)(?::([-\w]*))?"? \(([^)]*?):(\d+)\/(\w+?)(?:4|6)?\)/.exec(desc);
-    events.push({ kind: 'port-closed', description: desc, ...(m ? { service: `${m[1]}:${m[2] ?? ''}`, port: Number(m[4]), protocol: m[5] } : {}), at });
-    return;
-  }
-  if (MODULE_FAIL.test(text) && (r.level !== 'I' || /fail|error|not loaded|not found/i.test(text))) {
-    const mod = /module[= ]"?([a-z_0-9]+)"?|\binsert '([a-z_0-9]+)'|not loaded: \[([^\]]+)\]|Module ([a-z_0-9]+) not found/i.exec(text);
-    const name = mod ? (mod[1] ?? mod[2] ?? mod[3] ?? mod[4]) : undefined;
-    events.push({ kind: 'module-load-failed', ...(name ? { module: name } : {}), reason: errorText(r) || r.msg, at });
-    return;
-  }
-  if (/conntrack/i.test(r.msg) && /delet|clear|flush/i.test(r.msg) && !/fail/i.test(r.msg)) return void events.push({ kind: 'conntrack-cleared', text: text.split('\n')[0], at });
-  if ((r.level === 'W' || r.level === 'E' || r.level === 'F') && CONFIG_WARN.test(text)) {
-    const field = (/unknown field "([^"]+)"/.exec(text) ?? /found unknown field: (\w+)/.exec(text))?.[1] ?? (/clusterCIDR|cluster CIDR/i.test(text) ? 'clusterCIDR' : /nodePortAddresses|node-port-addresses/i.test(text) ? 'nodePortAddresses' : undefined);
-    events.push({ kind: 'config-warning', text: text.replace(/\s*\n\s*/g, ' ').trim(), ...(field ? { field } : {}), at });
-  }
-}
-
 /** Which payload rule the tool rejected (see the `rejected` field of a sync-failed event). */
 export function rejectedRule(payload: RestorePayload, failingLine: number, output: string): { line: number; how: 'named' | 'missing-chain' | 'unknown-option'; name?: string } | undefined {
   const named = payload.lines[failingLine - 1];
@@ -252,6 +122,58 @@ export function rejectedRule(payload: RestorePayload, failingLine: number, outpu
   return undefined;
 }
 
+/**
+ * Source files only other components have. k3s and rke2 run kube-proxy, the kubelet, the
+ * controller-manager, the scheduler and the API server in one process whose journal interleaves
+ * their klog lines: those lines are read as another component's (noise), never as kube-proxy's.
+ * Files kube-proxy shares with them (server.go, reflector.go, shared_informer.go, config.go…) stay
+ * kube-proxy's: what kpx types from them are kube-proxy's own messages.
+ */
+const OTHER_COMPONENT_SOURCE =
+  /^(?:kubelet\w*|kuberuntime_\w+|pod_workers|controllermanager|controller|\w+_controller|controller_utils|scheduler|schedule_one|secure_serving|tlsconfig|dynamic_\w+_content|configmap_cafile_content|storage_scheduling|status_manager|cpu_manager|memory_manager|state_mem|policy_none|setters|volume_manager|reconciler\w*|csi_\w+|docker_service|hostport_manager|cni|cri_stats_provider|eviction_manager|container_manager_\w+|daemon_controller|stateful_set|garbagecollector|certificate_\w+|leaderelection|lease\w*|apiserver|genericapiserver|handler|alloc\w*|range_allocator|node_lifecycle_controller|etcd\w*)\.go:\d+$/;
+
+function writtenByOther(r: LogRecord): boolean {
+  if (r.format === 'logrus' && !r.structured && /^\d+$/.test(r.time)) return true; // k3s' own `INFO[0010]` lines
+  return r.source !== undefined && OTHER_COMPONENT_SOURCE.test(r.source);
+}
+
+function otherLineDiagnostic(o: OtherLine, file: string): Diagnostic | undefined {
+  switch (o.kind) {
+    case 'noise':
+      if (o.noise === 'other-process') return diagnostic('info', 'input/other-program', `a line ${printable(o.ident ?? 'another program')} wrote into the same journal (not kube-proxy's): ${printable(o.text.trim(), 160)}`, file, o.line, 1);
+      if (o.noise === 'systemd-status') return diagnostic('info', 'input/noise', `systemctl status header: ${printable(o.text.trim())}`, file, o.line, 1);
+      return diagnostic('info', 'input/noise', `skipped ${o.noise} line: ${printable(o.text.trim())}`, file, o.line, 1);
+    case 'unit':
+      return diagnostic('info', 'input/systemd', `systemd about the unit: ${printable(o.text.trim(), 160)}`, file, o.line, 1);
+    case 'orphan':
+      return diagnostic('info', 'input/before-first-entry', `a line before the first log entry (the paste starts mid-message): ${printable(o.text.trim())}`, file, o.line, Math.max(1, o.column));
+    case 'bad-json':
+      return diagnostic('error', 'parse/bad-json', `cannot read this docker json-file line: ${printable(o.message)}`, file, o.line, 1, { expected: '{"log":"…","stream":"…","time":"…"}', found: printable(o.text.trim()) });
+    case 'unterminated-block':
+      return diagnostic('warning', 'parse/unterminated-block', `the \`${printable(o.key)}=<\` block is not closed with \` >\` (the paste ends inside it)`, file, o.line, 1);
+  }
+}
+
+/** systemd's lines about kube-proxy's unit → unit-state events. */
+function unitEvents(other: readonly OtherLine[], file: string, raw: readonly string[]): KubeProxyEvent[] {
+  const out: KubeProxyEvent[] = [];
+  for (const o of other) {
+    if (o.kind !== 'unit') continue;
+    const at: LogPlace = { file, line: o.line, endLine: o.line, text: raw[o.line - 1] ?? '', time: o.time ?? '', level: 'I' };
+    const e = unitState(o.text, at);
+    if (e) out.push(e);
+  }
+  return out;
+}
+
+/** A failure is about the payload logged with it, else the last one this process logged before it. */
+function withPayload(e: KubeProxyEvent, payload: RestorePayload | undefined): KubeProxyEvent {
+  if (e.kind !== 'sync-failed' || !payload || e.step !== 'restore') return e;
+  if (!(e.tool.includes('tables') || e.tool === 'iptables-restore') || !(e.family === undefined || e.family === payload.family || payload.excerpt)) return e;
+  const rejected = e.failingLine !== undefined ? rejectedRule(payload, e.failingLine, e.output) : undefined;
+  return { ...e, payload, ...(rejected ? { rejected } : {}) };
+}
+
 export function extractKubeProxyLog(text: string, file: string): ParsedInput<KubeProxyLog> {
   const syntax = parseKubeProxyLog(text);
   const raw = splitInput(text).lines;
@@ -259,53 +181,38 @@ export function extractKubeProxyLog(text: string, file: string): ParsedInput<Kub
   const events: KubeProxyEvent[] = [];
   const payloads: RestorePayload[] = [];
   const lastPayload = new Map<number | undefined, RestorePayload>();
+  let others = 0;
 
   for (const o of syntax.other) {
-    switch (o.kind) {
-      case 'noise':
-        diagnostics.push(diagnostic('info', 'input/noise', `skipped ${o.noise} line: ${printable(o.text.trim())}`, file, o.line, 1));
-        break;
-      case 'orphan':
-        diagnostics.push(diagnostic('info', 'input/before-first-entry', `a line before the first log entry (the paste starts mid-message): ${printable(o.text.trim())}`, file, o.line, Math.max(1, o.column)));
-        break;
-      case 'bad-json':
-        diagnostics.push(diagnostic('error', 'parse/bad-json', `cannot read this docker json-file line: ${printable(o.message)}`, file, o.line, 1, { expected: '{"log":"…","stream":"…","time":"…"}', found: printable(o.text.trim()) }));
-        break;
-      case 'unterminated-block':
-        diagnostics.push(diagnostic('warning', 'parse/unterminated-block', `the \`${printable(o.key)}=<\` block is not closed with \` >\` (the paste ends inside it)`, file, o.line, 1));
-        break;
-    }
+    const d = otherLineDiagnostic(o, file);
+    if (d) diagnostics.push(d);
   }
-
   for (const r of syntax.records) {
+    if (writtenByOther(r)) {
+      others++;
+      diagnostics.push(diagnostic('info', 'input/other-component', `another component's line in the same log (k3s/rke2 run it in kube-proxy's process): ${printable(r.source ?? r.msg, 80)}`, file, r.line, 1));
+      continue;
+    }
     const at = placeOf(r, file, raw);
+    if (r.cutAt !== undefined) diagnostics.push(diagnostic('info', 'input/cut-line', `the terminal cut this line at column ${r.cutAt}: the end of the message is lost`, file, r.line, r.cutAt));
     const src = payloadSource(r);
     const payload = src ? readPayload(src, at, file, diagnostics) : undefined;
     if (payload) {
       payloads.push(payload);
       lastPayload.set(at.pid, payload);
     }
-    const before = events.length;
-    classify(r, at, events);
-    // A failure is about the payload logged with it, else the last one this process logged before it.
-    for (let i = before; i < events.length; i++) {
-      const e = events[i];
-      if (e.kind !== 'sync-failed') continue;
-      const p = payload ?? lastPayload.get(at.pid);
-      if (p && (e.tool.includes('tables') || e.tool === 'iptables-restore') && (e.family === undefined || e.family === p.family || p.excerpt)) {
-        const rejected = e.failingLine !== undefined ? rejectedRule(p, e.failingLine, e.output) : undefined;
-        events[i] = { ...e, payload: p, ...(rejected ? { rejected } : {}) };
-      }
-    }
+    for (const e of classifyRecord(r, at)) events.push(withPayload(e, payload ?? lastPayload.get(at.pid)));
   }
+  events.push(...unitEvents(syntax.other, file, raw));
+  events.sort((a, b) => a.at.line - b.at.line);
   diagnostics.sort((a, b) => a.line - b.line);
   const failures = events.filter((e) => e.kind === 'sync-failed').length;
   return {
     format: 'kube-proxy-log',
     file,
-    data: { file, events, payloads, records: syntax.records.length },
+    data: { file, events, payloads, records: syntax.records.length - others, ...(others ? { otherComponents: others } : {}) },
     diagnostics,
-    counts: { entries: syntax.records.length, events: events.length, 'sync failures': failures, payloads: payloads.length },
+    counts: { entries: syntax.records.length - others, events: events.length, 'sync failures': failures, payloads: payloads.length, ...(others ? { 'other components\' lines': others } : {}) },
   };
 }
 

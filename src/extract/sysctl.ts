@@ -4,11 +4,19 @@ import type { FormatParser, ParsedInput } from '../../grammars/common/format.js'
 import type { SysctlDump, SysctlEntry } from '../model/sysctl.js';
 import { diagnostic, printable, type Diagnostic } from '../source/index.js';
 
+/** What the skipped lines are, in words. */
+const NOISE_WORDS: Readonly<Record<string, string>> = {
+  'other-output': "another command's output (after its prompt)",
+  prose: "the author's words",
+  applying: "sysctl --system's file line",
+};
+
 export function extractSysctl(text: string, file: string): { dump: SysctlDump; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const entries: SysctlEntry[] = [];
   const values = new Map<string, string>();
   const unsupported: { line: number; text: string; reason: string }[] = [];
+  const absent: { key: string; line: number }[] = [];
   for (const l of parseSysctlText(text).lines) {
     switch (l.kind) {
       case 'entry':
@@ -21,11 +29,16 @@ export function extractSysctl(text: string, file: string): { dump: SysctlDump; d
         break;
       case 'noise':
         unsupported.push({ line: l.line, text: l.text, reason: `noise (${l.noise})` });
-        diagnostics.push(diagnostic('info', 'input/noise', `skipped ${l.noise} line: ${printable(l.text.trim())}`, file, l.line, 1));
+        diagnostics.push(diagnostic('info', 'input/noise', `skipped ${NOISE_WORDS[l.noise] ?? `${l.noise} line`}: ${printable(l.text.trim())}`, file, l.line, 1));
         break;
       case 'stderr':
         unsupported.push({ line: l.line, text: l.text, reason: 'stderr message' });
-        diagnostics.push(diagnostic('warning', 'input/stderr', `skipped an error message${l.key ? ` (key ${l.key} unknown)` : ''}: ${printable(l.text.trim())}`, file, l.line, 1));
+        if (l.absent && l.key) absent.push({ key: l.key, line: l.line });
+        diagnostics.push(
+          l.absent && l.key
+            ? diagnostic('info', 'input/stderr', `sysctl's error: ${printable(l.key)} does not exist in this kernel (read as absent): ${printable(l.text.trim())}`, file, l.line, 1)
+            : diagnostic('warning', 'input/stderr', `skipped an error message${l.key ? ` (key ${l.key} unknown)` : ''}: ${printable(l.text.trim())}`, file, l.line, 1),
+        );
         break;
       case 'error':
         unsupported.push({ line: l.line, text: l.text, reason: 'syntax error' });
@@ -38,7 +51,7 @@ export function extractSysctl(text: string, file: string): { dump: SysctlDump; d
         break;
     }
   }
-  return { dump: { entries, values, unsupported }, diagnostics };
+  return { dump: { entries, values, unsupported, ...(absent.length ? { absent } : {}) }, diagnostics };
 }
 
 export const sysctlParser: FormatParser<SysctlDump> = {

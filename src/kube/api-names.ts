@@ -16,7 +16,8 @@ export function withApiNames(snapshot: NodeSnapshot, res: Resolution): Resolutio
   let changed = false;
   const services = res.services.map((s): ServicePort => {
     const p = matched.get(s);
-    if (!p || s.namespace !== null) return s;
+    // A name the text does not show whole (a table's namespace or port names): not given.
+    if (!p || s.namespace !== null || p.unknown.has('namespace') || p.unknown.has('portName')) return s;
     changed = true;
     const protocol = s.protocol ?? p.protocol;
     const spn = p.portName ? `${p.namespace}/${p.name}:${p.portName}` : `${p.namespace}/${p.name}`;

@@ -7,7 +7,7 @@
  * million-entry table costs one pass and a few maps keyed by front end.
  */
 import { formatIp, parseIp } from '../model/addr.js';
-import { IPPROTO, type ConntrackTable } from '../model/conntrack.js';
+import { CT_FLAG, IPPROTO, type ConntrackTable } from '../model/conntrack.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import type { FrontEndKind } from './facts.js';
 import type { Endpoint, ServicePort } from './types.js';
@@ -70,6 +70,8 @@ export function frontEndIndex(services: readonly ServicePort[], snapshot: NodeSn
   const knowNodeIps = nodeIps.size > 0;
   return {
     link(table, i) {
+      // An entry whose addresses or ports the author hid is linked to nothing: they are unknown.
+      if ((table.flags(i) & CT_FLAG.redacted) !== 0) return undefined;
       const port = table.origDport(i);
       if (port === undefined) return undefined;
       const proto = table.protoNum(i);
@@ -129,7 +131,7 @@ export function kubeProxyCleanup(table: ConntrackTable, services: readonly Servi
   const out: CleanupVerdict[] = [];
   if (byIp.size === 0 && byNodePort.size === 0) return out;
   for (let i = 0; i < table.size; i++) {
-    if (table.protoNum(i) !== IPPROTO.udp) continue;
+    if (table.protoNum(i) !== IPPROTO.udp || (table.flags(i) & CT_FLAG.redacted) !== 0) continue;
     const port = table.origDport(i);
     if (port === undefined) continue;
     const replySrc = canonicalIp(table.replySrc(i));

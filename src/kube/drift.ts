@@ -9,7 +9,8 @@
  * unknown and only endpoints the API no longer lists at all are reported.
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
-import type { ApiWhere } from '../model/k8s-api.js';
+import { knows, listsAllServicesOf, type ApiObjects, type ApiWhere } from '../model/k8s-api.js';
+import { tableShownWhole } from '../model/netfilter.js';
 import { parseCidr, parseIp, formatIp, formatCidr, formatHostPort } from '../model/addr.js';
 import { intendedDataplane, intendedPortName, type Family, type IntendedEndpoint, type IntendedServicePort, type Intent } from './intent.js';
 import type { Endpoint, Evidence, Resolution, ServicePort } from './types.js';
@@ -134,21 +135,36 @@ const addressOf = (p: { clusterIP: string | null; port: number; protocol: string
 const epAddress = (ip: string, port: number | null) => (port === null ? ip : formatHostPort(ip, port));
 const nodeLabel = (s: ServicePort) => (s.namespace !== null && s.name !== null ? (s.portName ? `${s.namespace}/${s.name}:${s.portName}` : `${s.namespace}/${s.name}`) : s.id);
 
+/**
+ * Do the dumps show this family's Service rules whole? Not when its iptables evidence is a grep,
+ * a listing of some chains, or `iptables -S` of one chain (issue 30): a Service missing from such
+ * a paste may simply not have been pasted.
+ */
+export function dataplaneShownWhole(snapshot: NodeSnapshot, family: Family): boolean {
+  return snapshot.rulesets.filter((r) => r.family === family).every((r) => r.tables.every(tableShownWhole));
+}
+
 export function computeDrift(snapshot: NodeSnapshot, resolution: Resolution): DriftResult | undefined {
   if (!snapshot.api) return undefined;
-  const intent = intendedDataplane(snapshot.api, snapshot);
+  const api = snapshot.api;
+  const intent = intendedDataplane(api, snapshot);
   const families = familiesShown(snapshot, resolution);
   const matched = matchPorts(resolution, intent);
   const drift: Drift[] = [];
   const seen = new Set<IntendedServicePort>(matched.values());
   for (const p of intent.ports) {
     if (seen.has(p) || !families.includes(p.family)) continue;
+    // Not programmed: only when the dumps are whole and the text shows everything that decides it
+    // (type, and the labels that may hand the Service to another proxy).
+    if (!dataplaneShownWhole(snapshot, p.family) || p.unknown.has('proxyName') || p.unknown.has('type')) continue;
     drift.push({ kind: 'service-not-programmed', service: intendedPortName(p), address: addressOf(p), api: p.service.where, intended: p });
   }
   const groups = new Map<IntendedServicePort, ServicePort[]>();
   for (const s of resolution.services) {
     const p = matched.get(s);
     if (!p) {
+      // Stale: only when the API evidence lists every Service of the port's namespace, and says enough to tie it.
+      if (!listsAllServicesOf(api, s.namespace) || !staleDecidable(s, api)) continue;
       drift.push({ kind: 'service-stale', service: nodeLabel(s), address: s.clusterIP !== null ? addressOf(s) : frontEndOf(s), dump: s.evidence[0], programmed: s });
       continue;
     }
@@ -158,10 +174,23 @@ export function computeDrift(snapshot: NodeSnapshot, resolution: Resolution): Dr
   }
   for (const [p, parts] of groups) {
     const s = merged(parts);
+    // A grep or a listing of some chains: what the node lacks may be what was not pasted.
+    if (!dataplaneShownWhole(snapshot, s.family)) continue;
     compareFields(s, p, drift);
     compareEndpoints(s, p, drift);
   }
   return { intent, families, drift, matched };
+}
+
+/**
+ * Can "the API has no such Service port" be told for this node's port? Always from objects read
+ * whole (as kpx always did). From text forms only by cluster IP — their port names are often not
+ * shown — and only when no Service of that namespace has a cluster IP the text does not show.
+ */
+function staleDecidable(s: ServicePort, api: ApiObjects): boolean {
+  if (api.services.every((x) => x.text === undefined)) return true;
+  if (s.clusterIP === null) return false;
+  return !api.services.some((x) => !knows(x, 'clusterIPs') && (x.namespace === s.namespace || !knows(x, 'namespace')));
 }
 
 /** Where a Service port without a cluster IP is reached: its NodePort or first external address. */
@@ -204,7 +233,7 @@ function field(kind: DriftKind, s: ServicePort, p: IntendedServicePort, address:
 function compareFields(s: ServicePort, p: IntendedServicePort, out: Drift[]): void {
   const vip = addressOf(p);
   const fe = (pred: (f: ServicePort['frontEnds'][number]) => boolean) => s.frontEnds.find(pred)?.evidence;
-  if ((p.nodePort ?? null) !== (s.nodePort ?? null)) {
+  if ((p.nodePort ?? null) !== (s.nodePort ?? null) && !p.unknown.has('type')) {
     out.push(field('node-port', s, p, p.nodePort !== null ? `NodePort ${p.nodePort}` : `NodePort ${s.nodePort}`, p.nodePort === null ? 'none' : String(p.nodePort), s.nodePort === null ? 'none' : String(s.nodePort), fe((f) => f.kind === 'node-port')));
   }
   const setDiff = (kind: DriftKind, want: readonly string[], have: readonly string[], canon: (x: string) => string, feKind?: string) => {
@@ -213,6 +242,25 @@ function compareFields(s: ServicePort, p: IntendedServicePort, out: Drift[]): vo
     for (const x of w) if (!h.has(x)) out.push(field(kind, s, p, x, 'present', 'missing'));
     for (const x of h) if (!w.has(x)) out.push(field(kind, s, p, x, 'absent', 'present', feKind ? fe((f) => f.kind === feKind && f.ip !== null && canon(f.ip) === x) : undefined));
   };
+  if (!p.unknown.has('externalAddresses')) compareExternal(s, p, out, fe);
+  // Source ranges are programmed only for load-balancer IPs (the FW chain / ipset / nft set element).
+  if (p.loadBalancerIPs.length > 0 && s.loadBalancerIPs.length > 0 && !p.unknown.has('loadBalancerSourceRanges')) setDiff('source-range', p.loadBalancerSourceRanges, s.loadBalancerSourceRanges, canonCidr);
+  // externalTrafficPolicy is visible only where the node accepts external traffic.
+  const external = s.nodePort !== null || s.externalIPs.length > 0 || s.loadBalancerIPs.length > 0;
+  if (external && p.externalTrafficPolicy !== s.externalTrafficPolicy && !p.unknown.has('externalTrafficPolicy')) out.push(field('traffic-policy', s, p, vip, `externalTrafficPolicy ${p.externalTrafficPolicy}`, `externalTrafficPolicy ${s.externalTrafficPolicy}`));
+  // IPVS dumps do not show internalTrafficPolicy (only which real servers the cluster IP has): the endpoint comparison judges it there.
+  if (s.mode !== 'ipvs' && p.internalTrafficPolicy !== s.internalTrafficPolicy && s.state !== 'unknown' && !p.unknown.has('internalTrafficPolicy')) out.push(field('traffic-policy', s, p, vip, `internalTrafficPolicy ${p.internalTrafficPolicy}`, `internalTrafficPolicy ${s.internalTrafficPolicy}`));
+  const want = p.affinitySeconds;
+  const have = s.sessionAffinity?.timeoutSeconds ?? null;
+  // Affinity is programmed per endpoint (iptables recent, nft set) or per virtual server: without endpoints there is nothing to see.
+  // A text form may show affinity on/off but not its timeout: then only on/off is compared.
+  const onOff = p.unknown.has('sessionAffinityTimeout') || s.sessionAffinity?.timeoutSeconds === null;
+  const differs = onOff ? (want === null) !== (s.sessionAffinity === null) : want !== have;
+  if (differs && s.endpoints.length > 0 && !p.unknown.has('sessionAffinity')) out.push(field('session-affinity', s, p, vip, want === null ? 'None' : onOff ? 'ClientIP' : `ClientIP ${want}s`, have === null ? (s.sessionAffinity ? 'ClientIP' : 'None') : `ClientIP ${have}s`));
+}
+
+/** External and load-balancer addresses: the API's against the node's. */
+function compareExternal(s: ServicePort, p: IntendedServicePort, out: Drift[], fe: (pred: (f: ServicePort['frontEnds'][number]) => boolean) => Evidence | undefined): void {
   // An external IP and a load-balancer IP are told apart only by rules a no-endpoint Service lacks
   // (iptables rejects both with one `has no endpoints` rule): compare the addresses, then name the field.
   const wantExt = [...p.externalIPs, ...p.loadBalancerIPs].map(canonIp);
@@ -225,21 +273,11 @@ function compareFields(s: ServicePort, p: IntendedServicePort, out: Drift[]): vo
     const kind = nodeLb.has(ip) ? 'load-balancer-ip' : 'external-ip';
     out.push(field(kind, s, p, ip, 'absent', 'present', fe((f) => (f.kind === 'external-ip' || f.kind === 'load-balancer-ip') && f.ip !== null && canonIp(f.ip) === ip)));
   }
-  // Source ranges are programmed only for load-balancer IPs (the FW chain / ipset / nft set element).
-  if (p.loadBalancerIPs.length > 0 && s.loadBalancerIPs.length > 0) setDiff('source-range', p.loadBalancerSourceRanges, s.loadBalancerSourceRanges, canonCidr);
-  // externalTrafficPolicy is visible only where the node accepts external traffic.
-  const external = s.nodePort !== null || s.externalIPs.length > 0 || s.loadBalancerIPs.length > 0;
-  if (external && p.externalTrafficPolicy !== s.externalTrafficPolicy) out.push(field('traffic-policy', s, p, vip, `externalTrafficPolicy ${p.externalTrafficPolicy}`, `externalTrafficPolicy ${s.externalTrafficPolicy}`));
-  // IPVS dumps do not show internalTrafficPolicy (only which real servers the cluster IP has): the endpoint comparison judges it there.
-  if (s.mode !== 'ipvs' && p.internalTrafficPolicy !== s.internalTrafficPolicy && s.state !== 'unknown') out.push(field('traffic-policy', s, p, vip, `internalTrafficPolicy ${p.internalTrafficPolicy}`, `internalTrafficPolicy ${s.internalTrafficPolicy}`));
-  const want = p.affinitySeconds;
-  const have = s.sessionAffinity?.timeoutSeconds ?? null;
-  // Affinity is programmed per endpoint (iptables recent, nft set) or per virtual server: without endpoints there is nothing to see.
-  if (want !== have && s.endpoints.length > 0) out.push(field('session-affinity', s, p, vip, want === null ? 'None' : `ClientIP ${want}s`, have === null ? 'None' : `ClientIP ${have}s`));
 }
 
 function compareEndpoints(s: ServicePort, p: IntendedServicePort, out: Drift[]): void {
-  if (s.state === 'unknown') return;
+  // Either side's endpoint set not whole: which endpoints should be there cannot be said.
+  if (s.state === 'unknown' || p.unknown.has('endpoints')) return;
   const listed = new Map<string, IntendedEndpoint>(p.listed.map((e) => [epKey(e.ip, e.port), e]));
   const reachable = new Set(p.reachable.map((e) => epKey(e.ip, e.port)));
   const hasReady = p.reachable.some((e) => e.ready);

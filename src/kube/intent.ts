@@ -19,7 +19,7 @@
  * The Service's `trafficDistribution` is not read here, on purpose: kube-proxy never reads it; the
  * EndpointSlice controller turns it into hints, and kube-proxy follows the hints.
  */
-import type { ApiEndpoint, ApiEndpointSlice, ApiNode, ApiObjects, ApiProtocol, ApiService, ApiServicePort, ApiTrafficPolicy, ApiWhere } from '../model/k8s-api.js';
+import { knows, type ApiEndpoint, type ApiEndpointSlice, type ApiNode, type ApiObjects, type ApiProtocol, type ApiService, type ApiServiceField, type ApiServicePort, type ApiTrafficPolicy, type ApiWhere } from '../model/k8s-api.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatIp, parseIp } from '../model/addr.js';
 
@@ -75,7 +75,29 @@ export interface IntendedServicePort {
   readonly localityUnknown: boolean;
   readonly service: ApiService;
   readonly servicePort: ApiServicePort;
+  /**
+   * What the API evidence does not show for this port (its Service or endpoints were read from a
+   * text form, issue 30): nothing may be concluded from these. Empty for objects read whole.
+   */
+  readonly unknown: ReadonlySet<IntentUnknown>;
 }
+
+/**
+ * Parts of an intended port the evidence does not show. `endpoints`: the endpoint set is not whole
+ * (only ready ones, `+ N more`, one slice of several, or none given for a Service read from text).
+ */
+export type IntentUnknown =
+  | 'namespace'
+  | 'portName'
+  | 'endpoints'
+  | 'externalTrafficPolicy'
+  | 'internalTrafficPolicy'
+  | 'sessionAffinity'
+  | 'sessionAffinityTimeout'
+  | 'externalAddresses'
+  | 'loadBalancerSourceRanges'
+  | 'proxyName'
+  | 'type';
 
 export type NoRulesReason = 'headless' | 'external-name' | 'no-cluster-ip' | 'other-proxy';
 
@@ -152,8 +174,12 @@ function computeIntent(api: ApiObjects, snapshot: Pick<NodeSnapshot, 'name' | 'i
   }
   const ports: IntendedServicePort[] = [];
   const withoutRules: ServiceWithoutRules[] = [];
+  const podNode = podNodeByIp(api);
   for (const svc of api.services) {
+    // A cluster IP the text does not show (redacted): nothing can be keyed to this Service.
+    if (!knows(svc, 'clusterIPs') && !knows(svc, 'type')) continue;
     const slices = slicesBySvc.get(`${svc.namespace}/${svc.name}`) ?? [];
+    if (!knows(svc, 'clusterIPs') && svc.type !== 'ExternalName') continue;
     const why = noRulesReason(svc);
     if (why !== null) {
       const addresses = [...new Set(slices.flatMap((s) => s.endpoints.map((e) => e.addresses[0]).filter((a): a is string => a !== undefined)))].sort();
@@ -162,13 +188,53 @@ function computeIntent(api: ApiObjects, snapshot: Pick<NodeSnapshot, 'name' | 'i
     }
     for (const clusterIP of svc.clusterIPs) {
       const family = familyOf(clusterIP);
-      for (const sp of svc.ports) ports.push(intendPort(svc, sp, clusterIP, family, slices, nodeName, zone));
+      for (const sp of svc.ports) ports.push(intendPort(svc, sp, clusterIP, family, slices, nodeName, zone, podNode));
     }
   }
   return { node: id?.node ?? null, nodeIdentifiedBy: id?.by ?? null, zone, ports, withoutRules };
 }
 
-function intendPort(svc: ApiService, sp: ApiServicePort, clusterIP: string, family: Family, slices: readonly ApiEndpointSlice[], nodeName: string | null, zone: string | null): IntendedServicePort {
+/** Each pod's node by its IP (`kubectl get pods -o wide`, Pod objects): where an endpoint runs when its slice does not say. */
+function podNodeByIp(api: ApiObjects): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const p of api.pods) if (p.nodeName !== null && !p.deleting) for (const ip of p.podIPs) out.set(ip, p.nodeName);
+  return out;
+}
+
+/**
+ * Is this endpoint set whole? Slices read whole are (as kpx always took them); a text form is only
+ * when it shows every endpoint of the Service, ready or not (`kubectl describe endpoints`). A
+ * Service read from text with no endpoint evidence at all: unknown, not empty.
+ */
+function endpointsWhole(svc: ApiService, slices: readonly ApiEndpointSlice[]): boolean {
+  if (slices.length === 0) return svc.text === undefined;
+  const whole = (s: ApiEndpointSlice) => s.text !== undefined && s.text.wholeService && s.text.hidden === 0 && s.text.shows.has('notReady') && s.text.shows.has('portNames') && s.text.shows.has('protocols');
+  // One text that is the Service's whole endpoint set (an Endpoints object described) makes the others, views of it, no loss.
+  return slices.some(whole) || slices.every((s) => s.text === undefined);
+}
+
+/** What the evidence does not show of this Service port (see IntentUnknown). */
+function unknownsOf(svc: ApiService, sp: ApiServicePort, slices: readonly ApiEndpointSlice[]): Set<IntentUnknown> {
+  const u = new Set<IntentUnknown>();
+  if (!endpointsWhole(svc, slices)) u.add('endpoints');
+  if (svc.text === undefined) return u;
+  const k = (f: ApiServiceField, what: IntentUnknown) => {
+    if (!knows(svc, f)) u.add(what);
+  };
+  k('namespace', 'namespace');
+  k('type', 'type');
+  k('externalTrafficPolicy', 'externalTrafficPolicy');
+  k('internalTrafficPolicy', 'internalTrafficPolicy');
+  k('sessionAffinity', 'sessionAffinity');
+  k('sessionAffinityTimeout', 'sessionAffinityTimeout');
+  k('externalAddresses', 'externalAddresses');
+  k('loadBalancerSourceRanges', 'loadBalancerSourceRanges');
+  k('labels', 'proxyName');
+  if (sp.name === null && !knows(svc, 'portNames')) u.add('portName');
+  return u;
+}
+
+function intendPort(svc: ApiService, sp: ApiServicePort, clusterIP: string, family: Family, slices: readonly ApiEndpointSlice[], nodeName: string | null, zone: string | null, podNode: ReadonlyMap<string, string> = new Map()): IntendedServicePort {
   const externalIPs = svc.externalIPs.filter((ip) => familyOf(ip) === family);
   const loadBalancerIPs = svc.type === 'LoadBalancer' ? svc.loadBalancerIPs.filter((ip) => familyOf(ip) === family) : [];
   const nodePort = svc.type === 'NodePort' || svc.type === 'LoadBalancer' ? sp.nodePort : null;
@@ -181,7 +247,7 @@ function intendPort(svc: ApiService, sp: ApiServicePort, clusterIP: string, fami
   // serviceport.go UsesClusterEndpoints / UsesLocalEndpoints.
   const usesCluster = !internalLocal || external;
   const usesLocal = internalLocal || (externalLocal && external);
-  const listed = endpointsFor(sp, family, slices, nodeName);
+  const listed = endpointsFor(sp, family, slices, nodeName, podNode);
   const cat = categorizeEndpoints(listed, { usesCluster, usesLocal }, nodeName, zone);
   return {
     namespace: svc.namespace,
@@ -205,6 +271,7 @@ function intendPort(svc: ApiService, sp: ApiServicePort, clusterIP: string, fami
     localityUnknown: usesLocal && nodeName === null,
     service: svc,
     servicePort: sp,
+    unknown: unknownsOf(svc, sp, slices),
   };
 }
 
@@ -213,16 +280,18 @@ function intendPort(svc: ApiService, sp: ApiServicePort, clusterIP: string, fami
  * port's name and protocol gives the endpoint port; the first address of each endpoint, of the
  * proxier's family; deduplicated by `IP:port`, sorted by that string (byEndpoint).
  */
-function endpointsFor(sp: ApiServicePort, family: Family, slices: readonly ApiEndpointSlice[], nodeName: string | null): IntendedEndpoint[] {
+function endpointsFor(sp: ApiServicePort, family: Family, slices: readonly ApiEndpointSlice[], nodeName: string | null, podNode: ReadonlyMap<string, string>): IntendedEndpoint[] {
   const out = new Map<string, IntendedEndpoint>();
   for (const sl of slices) {
     if (sl.addressType === 'FQDN') continue;
+    // A text form without port names or protocols (`kubectl get ep`) cannot say which Service port an address is for.
+    if (sl.text && (!sl.text.shows.has('portNames') || !sl.text.shows.has('protocols'))) continue;
     const port = sl.ports.find((p) => (p.name ?? '') === (sp.name ?? '') && p.protocol === sp.protocol);
     if (!port || port.port === null || port.port === 0) continue;
     for (const e of sl.endpoints) {
       const ip = e.addresses[0];
       if (ip === undefined || familyOf(ip) !== family) continue;
-      const ep = endpointOf(e, ip, port.port, nodeName, sl.name);
+      const ep = endpointOf(e.nodeName === null && podNode.has(ip) ? { ...e, nodeName: podNode.get(ip)! } : e, ip, port.port, nodeName, sl.name);
       const key = ip.includes(':') ? `[${ip}]:${port.port}` : `${ip}:${port.port}`;
       if (!out.has(key) || ep.local === true) out.set(key, ep);
     }

@@ -6,7 +6,7 @@
  * filter-table REJECT/DROP rules, and are found from those. What a cut paste or a truncated table
  * leaves out is said as absence facts, not read as "no endpoints".
  */
-import { chainsPastCut, type Chain, type Match, type NatTo, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
+import { chainsPastCut, tableShownWhole, type Chain, type Match, type NatTo, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatCidr, formatHostPort, formatIp, type Cidr } from '../model/addr.js';
 import {
@@ -527,7 +527,8 @@ function resolveRuleset(rs: Ruleset, locality: (ip: string) => boolean | null): 
   const endpointChains = readEndpointChains(nat);
   const truncation = truncationOf(nat);
   const cutChains = chainsPastCut(nat).chains;
-  const fragment = nat?.implicit ?? false;
+  // A grep, or a listing of some chains (issue 30): chains not shown are unknown, not absent.
+  const fragment = nat ? !tableShownWhole(nat) : false;
   const results: ServicePort[] = [];
   // Names of the chains the Service ports own (their `chains`).
   const claimed = new Set<string>();

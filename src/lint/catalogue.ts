@@ -45,7 +45,8 @@ export function renderCatalogueIndex(rules: readonly LintRule[] = RULES): string
 /** One rule's page: severity, what it finds, and its docs (why it matters, the fix, an example). */
 export function renderRulePage(r: LintRule): string {
   const needs = r.meta.requires?.length ? `\n**Needs:** ${r.meta.requires.map((x) => `\`${x}\``).join(', ')} (without it the rule is reported as not checked).\n` : '';
-  return [GENERATED, '', `# ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, needs, r.meta.docs, '', '[All rules](README.md)', ''].join('\n');
+  const alone = r.meta.standalone ? '\n**Runs without a ruleset:** it judges these inputs on their own, so `kpx lint` runs it even when no iptables-save, nft or ipvsadm dump is given (then only such rules run, and the Service rules stay unchecked: exit 3 when nothing reaches `--fail-on`).\n' : '';
+  return [GENERATED, '', `# ${r.id}`, '', `**Severity:** ${r.meta.severity}. ${r.meta.description}`, needs + alone, r.meta.docs, '', '[All rules](README.md)', ''].join('\n');
 }
 
 /** Every generated file of docs/rules/, by file name. */

@@ -3,7 +3,7 @@
  * indexes (who jumps to which chain, which Service owns which chain, VIPs…). Rules must stay
  * linear in the number of rules: they look things up here instead of scanning again.
  */
-import type { Chain, Rule, Ruleset, Table } from '../model/netfilter.js';
+import { tableShownWhole, type Chain, type Rule, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
 import { judgeNode, type NodeJudgement } from '../judge/index.js';
@@ -82,7 +82,8 @@ export function buildContext(snapshot: NodeSnapshot, given: Resolution, judged?:
         }
       }
       const declared = table.chains.some((c: Chain) => c.line !== undefined);
-      tables.push({ ruleset: rs, table, referrers, fragment: table.implicit || !declared, restoreInput: rs.restoreInput === true });
+      // A grep, or a listing of some chains: what it does not show is unknown (issue 30).
+      tables.push({ ruleset: rs, table, referrers, fragment: !tableShownWhole(table) || !declared, restoreInput: rs.restoreInput === true });
     }
   }
 

@@ -33,6 +33,11 @@ import foreignRuleBeforeKube from './rules/foreign-rule-before-kube.js';
 import nftUndefinedReference from './rules/nft-undefined-reference.js';
 import kubeProxySyncFailing from './rules/kube-proxy-sync-failing.js';
 import kubeProxyModeFallback from './rules/kube-proxy-mode-fallback.js';
+import kubeProxyNodeNotFound from './rules/kube-proxy-node-not-found.js';
+import kubeProxyExited from './rules/kube-proxy-exited.js';
+import kubeProxyApiUnreachable from './rules/kube-proxy-api-unreachable.js';
+import kubeProxyHostPrerequisite from './rules/kube-proxy-host-prerequisite.js';
+import kubeProxyConfigNotRead from './rules/kube-proxy-config-not-read.js';
 import kubeProxyModeMismatch from './rules/kube-proxy-mode-mismatch.js';
 import kubeProxyClusterCidrMismatch from './rules/kube-proxy-cluster-cidr-mismatch.js';
 import kubeProxyMasqueradeBitMismatch from './rules/kube-proxy-masquerade-bit-mismatch.js';
@@ -96,6 +101,11 @@ export const RULES: readonly LintRule[] = [
   nftUndefinedReference,
   kubeProxySyncFailing,
   kubeProxyModeFallback,
+  kubeProxyNodeNotFound,
+  kubeProxyExited,
+  kubeProxyApiUnreachable,
+  kubeProxyHostPrerequisite,
+  kubeProxyConfigNotRead,
   kubeProxyModeMismatch,
   kubeProxyClusterCidrMismatch,
   kubeProxyMasqueradeBitMismatch,

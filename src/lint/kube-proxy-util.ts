@@ -56,8 +56,15 @@ export function markMasqBits(ctx: LintContext): { bit: number | undefined; value
   return out;
 }
 
-/** kube-proxy's default mode on Linux when `mode` is empty or unset. */
-export function configuredMode(c: KubeProxyConfig): string {
+/**
+ * A configuration pasted in part (a fragment without apiVersion and kind, the lines someone changed):
+ * a field it does not set may be set in the rest of the file, so it is unknown, not the default.
+ */
+export const partialConfig = (c: KubeProxyConfig): boolean => c.form === 'fragment';
+
+/** kube-proxy's mode: the default on Linux when `mode` is empty or unset; undefined when a fragment does not say. */
+export function configuredMode(c: KubeProxyConfig): string | undefined {
+  if (!c.mode && partialConfig(c)) return undefined;
   const m = c.mode?.value.trim().toLowerCase() ?? '';
   return m === '' ? 'iptables' : m;
 }

@@ -77,6 +77,12 @@ export interface RuleMeta {
   readonly requires?: readonly RequiredInput[];
   /** Whether the rule concerns this node at all (e.g. IPVS rules on an IPVS node): only then is a missing input worth saying. */
   readonly relevant?: (ctx: LintContext) => boolean;
+  /**
+   * The rule judges its required inputs on their own (kube-proxy's log or configuration, a sysctl
+   * dump, `ip -d link`, `conntrack -S`), with no ruleset: it runs when no iptables-save, nft or
+   * ipvsadm dump was given, and then only such rules run.
+   */
+  readonly standalone?: boolean;
 }
 
 export interface Report {

@@ -15,6 +15,9 @@ import { noiseKind, splitInput } from '../../grammars/common/text.js';
 import { textStream, type TextStream } from '../../grammars/common/stream.js';
 import type { FormatId, ParsedInput, ParseProgress } from './format.js';
 import { parserFor, sniff } from './registry.js';
+import { describeUnknown } from './describe.js';
+import { detectPaste } from './paste.js';
+import { looksLike } from './looks-like.js';
 import { fsReason } from './errors.js';
 import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, wholeFile, type InputLimits, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
@@ -149,8 +152,28 @@ export function headLines(text: string): string[] {
   return out;
 }
 
+/**
+ * The format of a file's text: sniffed from its first lines; a paste of several outputs (or one
+ * whose command says what its text is) is told by its sections (./paste.ts).
+ */
 export function detectFormat(text: string): FormatId | undefined {
-  return sniff(headLines(text))?.id;
+  const plain = sniff(headLines(text))?.id;
+  const head = text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text;
+  const pasted = detectPaste(splitInput(head).lines, sniff, plain);
+  return pasted === null ? undefined : (pasted ?? plain);
+}
+
+/**
+ * ` (it looks like …)`, or nothing. Another program's log, JSON or YAML of a kind, a timestamped log
+ * and prose are said by describeUnknown; a terminal session or a table by looksLike, which names the
+ * commands whose output kpx does not read.
+ */
+function lookedLike(head: string): string {
+  // A binary file (an executable, an image) has no lines to describe.
+  if (head.includes('\0')) return '';
+  const described = describeUnknown(head);
+  const what = described && !described.startsWith('a terminal session') ? described : (looksLike(head) ?? described);
+  return what ? ` (it looks like ${what})` : '';
 }
 
 export interface ParsedFile {
@@ -254,7 +277,7 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
       empty ? 'input/empty' : 'input/unknown-format',
       empty
         ? 'the file is empty'
-        : 'kpx cannot tell what this file is; it reads iptables-save, ip6tables-save, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get -o json|yaml of Services, EndpointSlices, Nodes and Pods',
+        : `kpx cannot tell what this file is${lookedLike(headText)}; it reads iptables-save, ip6tables-save, iptables -L/-S listings, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get (tables, -o json|yaml) and describe of Services, Endpoints, EndpointSlices, Nodes and Pods`,
       input.path,
       1,
       1,

@@ -4,6 +4,7 @@
  */
 import type { FormatId, FormatParser, FormatSniffer } from './format.js';
 import { iptablesSaveSniffer } from '../../grammars/iptables-save/sniff.js';
+import { iptablesListSniffer } from '../../grammars/iptables-list/sniff.js';
 import { ipsetListSniffer, ipsetSaveSniffer } from '../../grammars/ipset/sniff.js';
 import { ipvsadmSniffer } from '../../grammars/ipvsadm/sniff.js';
 import { ipRouteJsonSniffer, ipRouteSniffer } from '../../grammars/iproute/sniff.js';
@@ -17,13 +18,18 @@ import { nftJsonSniffer, nftSniffer } from '../../grammars/nft/sniff.js';
 import { kubeProxyLogSniffer } from '../../grammars/kube-proxy-log/sniff.js';
 import { kubeProxyConfigSniffer } from '../../grammars/kube-proxy-config/sniff.js';
 import { k8sApiSniffer } from '../../grammars/k8s-api/sniff.js';
+import { kubectlSniffer } from '../../grammars/kubectl/sniff.js';
 import { conntrackSniffer, conntrackStatsSniffer } from '../../grammars/conntrack/sniff.js';
+import { foreignSniffer } from '../../grammars/foreign/sniff.js';
 
 export const sniffers: readonly FormatSniffer[] = [
   // First: a log quoting an iptables-restore payload also looks like iptables-save, and ties go to the first.
   kubeProxyLogSniffer,
   kubeProxyConfigSniffer,
   k8sApiSniffer,
+  kubectlSniffer,
+  // Before iptables-save: a listing with `-A` lines pasted in it is read by the listing reader.
+  iptablesListSniffer,
   iptablesSaveSniffer,
   ipsetListSniffer,
   ipsetSaveSniffer,
@@ -43,6 +49,8 @@ export const sniffers: readonly FormatSniffer[] = [
   nftJsonSniffer,
   conntrackSniffer,
   conntrackStatsSniffer,
+  // Last: a table or capture that is not kube-proxy's is named only when no reader takes the file.
+  foreignSniffer,
 ];
 
 export async function parserFor(id: FormatId): Promise<FormatParser> {
@@ -85,10 +93,31 @@ export async function parserFor(id: FormatId): Promise<FormatParser> {
       return (await import('../extract/kube-proxy-config.js')).kubeProxyConfigParser;
     case 'k8s-api':
       return (await import('../extract/k8s-api.js')).k8sApiParser;
+    case 'kubectl':
+      return (await import('../extract/kubectl.js')).kubectlParser;
+    case 'iptables-list':
+      return (await import('../extract/iptables-list.js')).iptablesListParser;
+    case 'paste': {
+      const { parsePaste } = await import('./paste.js');
+      return {
+        id: 'paste',
+        // The loader reads a paste as a stream (below); its sections' readers are imported as needed.
+        parse: () => {
+          throw new Error('a paste is read with parseStream()');
+        },
+        parseStream: async (stream, file) => {
+          const blocks: string[] = [];
+          for await (const b of stream) blocks.push(b);
+          return parsePaste(blocks.join(''), file, sniff, parserFor);
+        },
+      };
+    }
     case 'conntrack':
       return (await import('../extract/conntrack.js')).conntrackParser;
     case 'conntrack-stats':
       return (await import('../extract/conntrack.js')).conntrackStatsParser;
+    case 'foreign':
+      return (await import('../extract/foreign.js')).foreignParser;
   }
 }
 

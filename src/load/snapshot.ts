@@ -24,6 +24,7 @@ import { mergeApiObjects, type ApiObjects } from '../model/k8s-api.js';
 import type { ConntrackStats, ConntrackTable } from '../model/conntrack.js';
 import { parseIp, type Ip } from '../model/addr.js';
 import type { FormatId } from './format.js';
+import type { PasteData } from './paste.js';
 import { diagnostic } from '../source/index.js';
 
 export interface SnapshotOptions {
@@ -48,7 +49,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const policyRules: PolicyRule[] = [];
   const interfaces: NetInterface[] = [];
   const nft: NftRuleset[] = [];
-  const sysctls = new Map<string, { value: string; file: string; line: number }>();
+  const sysctls = new Map<string, { value: string; file: string; line: number; absent?: boolean }>();
   const kubeProxyLogs: KubeProxyLog[] = [];
   const kubeProxyConfigs: KubeProxyConfig[] = [];
   const api: ApiObjects[] = [];
@@ -56,16 +57,18 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
   const ctStats: ConntrackStats[] = [];
   const bridgePorts: BridgePort[] = [];
   let kernel: KernelInfo | undefined;
-  for (const f of files) {
-    const data = f.parsed?.data;
-    if (data === undefined) continue;
-    switch (f.format) {
+  // One file's reading; a paste (./paste.ts) gives several, one per format it holds.
+  const absorb = (f: ParsedFile, format: FormatId | 'unknown' | 'empty', data: unknown): void => {
+    switch (format) {
       case 'iptables-save': {
         const rs = markRestoreInput(data as Ruleset);
         if (rs.restoreInput) variants.set(f, RESTORE_INPUT);
         rulesets.push(rs);
         break;
       }
+      case 'iptables-list':
+        rulesets.push(...(data as readonly Ruleset[]));
+        break;
       case 'ipset-list':
       case 'ipset-save':
         ipsets.push(...(data as IpSetDump).sets);
@@ -93,6 +96,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
         kernel ??= data as KernelInfo;
         break;
       case 'sysctl':
+        for (const a of (data as SysctlDump).absent ?? []) if (!sysctls.has(a.key)) sysctls.set(a.key, { value: '', file: f.path, line: a.line, absent: true });
         for (const e of (data as SysctlDump).entries) sysctls.set(e.key, { value: e.value, file: f.path, line: e.line });
         break;
       case 'nft':
@@ -106,6 +110,7 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
         kubeProxyConfigs.push(data as KubeProxyConfig);
         break;
       case 'k8s-api':
+      case 'kubectl':
         api.push(data as ApiObjects);
         break;
       case 'conntrack':
@@ -114,7 +119,14 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       case 'conntrack-stats':
         ctStats.push(data as ConntrackStats);
         break;
+      case 'paste':
+        for (const part of (data as PasteData).parts) if (part.data !== undefined) absorb(f, part.format, part.data);
+        break;
     }
+  };
+  for (const f of files) {
+    const data = f.parsed?.data;
+    if (data !== undefined) absorb(f, f.format, data);
   }
   // kube-proxy's iptables mode on an iptables-nft node, seen only through `nft list ruleset`: its
   // tables are read as iptables tables (residue and all), unless iptables-save for that family was given.

@@ -7,7 +7,8 @@
  * or a trace talks about.
  */
 
-export const CT_FLAG = { unreplied: 1, assured: 2, offload: 4, hwOffload: 8 } as const;
+/** `redacted`: the author hid an address or port before pasting (the entry is read; address matches skip it). */
+export const CT_FLAG = { unreplied: 1, assured: 2, offload: 4, hwOffload: 8, redacted: 16 } as const;
 
 /** Protocol numbers kpx names. */
 export const IPPROTO = { icmp: 1, tcp: 6, udp: 17, dccp: 33, gre: 47, icmpv6: 58, sctp: 132, udplite: 136 } as const;

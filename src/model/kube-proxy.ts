@@ -22,6 +22,8 @@ export interface LogPlace {
   readonly level: 'I' | 'W' | 'E' | 'F';
   /** The process (journald pid or klog thread id): a restart starts another. */
   readonly pid?: number;
+  /** The terminal cut this line at that column (journalctl, less -S, systemctl status): what follows is lost. */
+  readonly cutAt?: number;
 }
 
 /**
@@ -87,6 +89,14 @@ export type KubeProxyEvent =
        * points at — the jump to the chain it says does not exist, the option it does not know.
        */
       readonly rejected?: { readonly line: number; readonly how: 'named' | 'missing-chain' | 'unknown-option'; readonly name?: string };
+      /**
+       * What failed: the whole transaction (iptables-restore, `nft -f`), or the step before it that
+       * makes kube-proxy give up this sync (checking or creating a chain or the jump to it, with
+       * iptables itself).
+       */
+      readonly step?: 'restore' | 'ensure-chain' | 'ensure-jump';
+      /** The chains an ensure step names (table, chain or the jump's source and destination). */
+      readonly chains?: { readonly table?: string; readonly chain?: string; readonly from?: string; readonly to?: string };
       /** What the tool said (joined lines). */
       readonly output: string;
       /** The payload this failure is about: logged with it, or the last one logged before it by this process. */
@@ -97,14 +107,33 @@ export type KubeProxyEvent =
   | { readonly kind: 'sync-retry'; readonly retryIn?: string; readonly at: LogPlace }
   | { readonly kind: 'port-closed'; readonly description: string; readonly service?: string; readonly port?: number; readonly protocol?: string; readonly at: LogPlace }
   | { readonly kind: 'conntrack-cleared'; readonly text: string; readonly at: LogPlace }
-  | { readonly kind: 'config-warning'; readonly text: string; readonly field?: string; readonly at: LogPlace };
+  | { readonly kind: 'config-warning'; readonly text: string; readonly field?: string; readonly at: LogPlace }
+  /**
+   * kube-proxy could not read its own Node: not there under the name it looked for (the host name
+   * or --hostname-override differs from the Node's name), or the API server did not answer.
+   */
+  | { readonly kind: 'node-lookup-failed'; readonly node?: string; readonly notFound: boolean; readonly apiError: boolean; readonly reason: string; readonly at: LogPlace }
+  /** kube-proxy took 127.0.0.1 (loopback) as the node IP, for want of a better one. */
+  | { readonly kind: 'node-ip-fallback'; readonly ip: string; readonly at: LogPlace }
+  /** The API server did not answer a list or watch (Services, Endpoints, EndpointSlices, Nodes): changes do not reach the rules. */
+  | { readonly kind: 'api-unreachable'; readonly resource?: string; readonly reason: string; readonly at: LogPlace }
+  /** The host lacks something kube-proxy needs and said so: br_netfilter/bridge-nf-call-iptables, the conntrack tool. */
+  | { readonly kind: 'host-missing'; readonly what: 'br-netfilter' | 'conntrack-tool'; readonly text: string; readonly at: LogPlace }
+  /** A listing kube-proxy needs failed (nft chains, sets, elements): stale objects stay, or the next sync starts over. */
+  | { readonly kind: 'tool-failed'; readonly tool: string; readonly what: string; readonly output: string; readonly family?: 4 | 6; readonly at: LogPlace }
+  /** kube-proxy stopped: a fatal klog line, "Error running ProxyServer", "command failed". */
+  | { readonly kind: 'exited'; readonly reason: string; readonly at: LogPlace }
+  /** systemd's own journal lines about kube-proxy's unit: exited, failed, restarts refused. */
+  | { readonly kind: 'unit-state'; readonly state: 'exited' | 'failed' | 'start-refused' | 'starting' | 'stopping'; readonly text: string; readonly at: LogPlace };
 
 export interface KubeProxyLog {
   readonly file: string;
   readonly events: readonly KubeProxyEvent[];
   readonly payloads: readonly RestorePayload[];
-  /** Records read (every klog/logrus entry, whatever it says). */
+  /** Records read (every klog/logrus entry, whatever it says), kube-proxy's own. */
   readonly records: number;
+  /** Entries other components wrote into the same log (k3s and rke2 run them in one process). */
+  readonly otherComponents?: number;
 }
 
 export const syncFailures = (log: KubeProxyLog) => log.events.filter((e): e is Extract<KubeProxyEvent, { kind: 'sync-failed' }> => e.kind === 'sync-failed');
@@ -123,8 +152,8 @@ export interface ConfigValue<T> {
  */
 export interface KubeProxyConfig {
   readonly file: string;
-  /** How it was given. */
-  readonly form: 'configmap' | 'config' | 'flags';
+  /** How it was given: the ConfigMap, the file, the flags, a fragment without apiVersion and kind, kubeadm's `kubeProxy: config:`. */
+  readonly form: 'configmap' | 'config' | 'flags' | 'fragment' | 'kubeadm';
   readonly mode?: ConfigValue<string>;
   readonly clusterCIDR?: ConfigValue<readonly string[]>;
   readonly masqueradeBit?: ConfigValue<number>;
@@ -139,4 +168,24 @@ export interface KubeProxyConfig {
   readonly fields: ReadonlyMap<string, ConfigValue<string>>;
   /** Fields KubeProxyConfiguration does not have (kube-proxy's strict decoding rejects them). */
   readonly unknownFields: readonly ConfigValue<string>[];
+  /** What kube-proxy would not read as written: ignored, duplicated, refused. */
+  readonly issues: readonly ConfigIssue[];
 }
+
+/**
+ * A field kube-proxy does not read as written. Its file is decoded strictly, and when that fails,
+ * leniently (cmd/kube-proxy/app options.go loadConfig): unknown, misplaced and removed fields are then
+ * ignored, a duplicated key keeps its last value; a value of the wrong type fails both, and kube-proxy
+ * exits.
+ */
+export type ConfigIssue =
+  | { readonly kind: 'unknown'; readonly path: string; readonly line: number; readonly text: string }
+  /** Written in another section than the one kube-proxy reads it from: ignored, so `home` keeps its default. */
+  | { readonly kind: 'misplaced'; readonly path: string; readonly home: string; readonly default?: string; readonly line: number; readonly text: string }
+  /** A field older kube-proxies had and current ones do not (`note`: what became of it). */
+  | { readonly kind: 'removed'; readonly path: string; readonly note: string; readonly line: number; readonly text: string }
+  /** The key again: the value read is this, the last one (`first` is the line of the first). */
+  | { readonly kind: 'duplicate'; readonly path: string; readonly first: number; readonly line: number; readonly text: string }
+  | { readonly kind: 'bad-value'; readonly path: string; readonly expected: 'integer' | 'boolean'; readonly value: string; readonly line: number; readonly text: string }
+  /** Not kubeproxy.config.k8s.io: the group kube-proxy reads. */
+  | { readonly kind: 'api-version'; readonly value: string; readonly line: number; readonly text: string };

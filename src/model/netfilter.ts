@@ -136,6 +136,29 @@ export interface Chain {
   readonly rules: readonly Rule[];
 }
 
+/**
+ * How much of a table the evidence shows when it is not a whole dump: an `iptables -L` listing or
+ * `iptables -S` output (issue 30). Kept apart from the table's chains so issue 28's completeness
+ * model can absorb it: a chain not in `listed` is UNKNOWN, never empty; a table known only from
+ * its chain names is an assumption, said where it is used.
+ */
+export interface TableCoverage {
+  /** `listing`: `iptables -L`; `rules`: `iptables -S`. */
+  readonly source: 'listing' | 'rules';
+  /** How the table's name is known: the command's `-t`, iptables' default (`filter`, no -t), or guessed from the chains and targets. */
+  readonly tableFrom: 'command' | 'default' | 'guessed';
+  /** Chains shown with all their rules (a listing prints a chain whole, unless `elided` says otherwise). */
+  readonly listed: ReadonlySet<string>;
+  /** Chains whose listing the author cut (an elision inside it): their rules are not all shown. */
+  readonly elided: ReadonlySet<string>;
+  /** Every chain of the table is shown (`iptables -L` without a chain name, nothing cut out). */
+  readonly allChains: boolean;
+  /** `-i`/`-o` matches are not shown (a listing without -v): rules are read as if they had none, an assumption. */
+  readonly interfacesHidden: boolean;
+  /** Where the listing's command was, when the paste shows it. */
+  readonly commandLine?: number;
+}
+
 export interface Table {
   readonly name: string;
   readonly file: string;
@@ -155,6 +178,8 @@ export interface Table {
    */
   readonly missingChains?: readonly string[];
   readonly generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
+  /** Less than a whole dump: a listing or `-S` output (absent for iptables-save dumps). */
+  readonly coverage?: TableCoverage;
   /** Chains in declaration order (built-ins first as iptables-save prints them). */
   readonly chains: readonly Chain[];
   readonly chainsByName: ReadonlyMap<string, Chain>;
@@ -250,6 +275,21 @@ export function isTerminal(t: Target | undefined): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Is this chain's rule list whole in the evidence? False for a chain of a listing that was not
+ * listed (only referenced) or was cut by the author, and for chains of a fragment (a grep).
+ */
+export function chainShownWhole(t: Table, chain: string): boolean {
+  if (t.coverage) return t.coverage.listed.has(chain) && !t.coverage.elided.has(chain);
+  return !t.implicit;
+}
+
+/** Does the evidence show this table whole (a dump, or a listing of every chain with nothing cut)? */
+export function tableShownWhole(t: Table): boolean {
+  if (t.coverage) return t.coverage.allChains && t.coverage.elided.size === 0;
+  return !t.implicit;
 }
 
 /**

@@ -64,7 +64,8 @@ export interface NodeSnapshot {
   readonly bridgePorts?: readonly BridgePort[];
   /** `uname -r` / `uname -a` / `/proc/version`. */
   readonly kernel?: KernelInfo;
-  readonly sysctls: ReadonlyMap<string, { readonly value: string; readonly file: string; readonly line: number }>;
+  /** `absent`: sysctl said the key does not exist in this kernel (the value is then ``). */
+  readonly sysctls: ReadonlyMap<string, { readonly value: string; readonly file: string; readonly line: number; readonly absent?: boolean }>;
   readonly nft: readonly NftRuleset[];
   /** Node addresses given with --node-ip (added to what `ip addr` says). */
   readonly extraNodeIps: readonly Ip[];

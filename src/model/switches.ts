@@ -50,6 +50,7 @@ export function isFullSysctlDump(s: SysctlTable): boolean {
 
 function read(s: SysctlTable, key: string): SwitchEvidence {
   const e = s.get(key);
+  if (e?.absent) return { key, value: null, file: e.file, line: e.line };
   return e ? { key, value: e.value.trim(), file: e.file, line: e.line } : { key, value: null, file: null, line: null };
 }
 
@@ -144,6 +145,9 @@ export function bridgeNfSwitch(s: SysctlTable, family: 4 | 6, bridge: NetInterfa
   const v = int(e);
   if (v === 1 || own === true) return { switch: 'bridge-nf-call-iptables', known: true, effect: 'pass', evidence: v === 1 ? [e] : [], value: 1, ...iface };
   if (v === 0) return { switch: 'bridge-nf-call-iptables', known: true, effect: 'off', evidence: [e], value: 0, ...iface };
+  // sysctl said the key does not exist in this kernel (`cannot stat /proc/sys/net/bridge/…`): br_netfilter is not loaded.
+  const gone = s.get(key);
+  if (gone?.absent) return { switch: 'bridge-nf-call-iptables', known: true, effect: 'off', evidence: [{ key, value: null, file: gone.file, line: gone.line }], value: 0, moduleLoaded: false, ...iface };
   if (isFullSysctlDump(s) && ![...s.keys()].some((k) => k.startsWith('net.bridge.'))) {
     return { switch: 'bridge-nf-call-iptables', known: true, effect: 'off', evidence: [e], value: 0, moduleLoaded: false, ...iface };
   }

@@ -16,6 +16,8 @@ export interface SysctlDump {
   /** key → value; the last occurrence wins (as when sysctl.conf files are applied in order). */
   readonly values: ReadonlyMap<string, string>;
   readonly unsupported: readonly { readonly line: number; readonly text: string; readonly reason: string }[];
+  /** Keys sysctl said do not exist in this kernel (`cannot stat /proc/sys/…`, `setting key "…": No such file or directory`). */
+  readonly absent?: readonly { readonly key: string; readonly line: number }[];
 }
 
 /** `net.ipv4.conf.<iface>.<name>` per-interface values, plus `all` and `default`. */

@@ -26,6 +26,8 @@ export function unknownText(r: UnknownReason): string {
   switch (r.code) {
     case 'chain-missing':
       return `chain ${r.chain} is not in the evidence: what happens after this ${r.via} is unknown`;
+    case 'chain-not-listed':
+      return `chain ${r.chain} of table ${r.table} is not in ${r.file} (a listing of some chains, not the whole table): what the table does to this packet is unknown`;
     case 'chain-truncated':
       return `table ${r.table} was cut before COMMIT (last line read: ${r.line}): rules of chain ${r.chain} past the cut are not in the evidence, so what happens here is unknown`;
     case 'chain-partial':
@@ -120,6 +122,8 @@ export function assumptionText(a: TraceAssumption): string {
       return a.startKind === 'map'
         ? `the evidence has ${a.table}'s map ${a.start} but no base chain at the ${a.hook.toLowerCase()} hook: the walk starts with kube-proxy's lookup in ${a.start}`
         : `the evidence has ${a.table}/${a.start} but no ${a.hook} chain that reaches it (a fragment): the walk starts at ${a.start}`;
+    case 'listing-interfaces-hidden':
+      return `${a.table} is an iptables -L listing without -v (${a.file.split(/[\\/]/).pop() ?? a.file}): it does not show the rules' -i/-o interfaces; each rule is taken as if it had none`;
     case 'switch-assumed':
       return `${switchName(a.switch)}${a.iface ? ` on ${a.iface}` : ''} is not in the dumps: assumed ${a.assumed}`;
     case 'ipvs-address-local':
@@ -539,7 +543,14 @@ export function renderTraceText(t: Trace, c: Colors, opts: { verbose?: boolean; 
   const lines: string[] = [];
   const p = t.packet;
   const dst = p.dst.includes(':') ? `[${p.dst}]:${p.dport}` : `${p.dst}:${p.dport}`;
-  const who = t.services.length ? t.services.join(', ') : j?.noService?.evidence === 'partial' ? 'no Service resolved (the evidence is partial)' : 'no Service on this node matches';
+  // "No Service matches" only when the evidence is whole and the walk saw the whole way: otherwise what is missing is said.
+  const who = t.services.length
+    ? t.services.join(', ')
+    : j?.noService?.evidence === 'partial'
+      ? 'no Service resolved (the evidence is partial)'
+      : t.outcomes.some((x) => x.verdict === 'UNKNOWN')
+        ? 'no Service found in this evidence (part of the way is not in it)'
+        : 'no Service on this node matches';
   lines.push(`${c.bold(printable(who, 200))}  ${dst}/${p.protocol}`);
 
   const scenarios = t.scenarios.length ? t.scenarios : [{ conditions: [], outcomes: t.outcomes.map((_, i) => i) }];

@@ -70,6 +70,13 @@ export interface Alternative {
   readonly effects: readonly Effect[];
 }
 
+/** End a branch here as UNKNOWN (a stage the evidence does not show), with its step. */
+export function unknownHere(b: Branch, ref: StepRef, reason: UnknownReason): TableResult {
+  b.steps.push({ ...stepAt(ref), code: 'unknown', reason });
+  b.end = { verdict: 'UNKNOWN', reason };
+  return { branch: b, verdict: 'unknown' };
+}
+
 export const certain = (effects: readonly Effect[]): Alternative[] => [{ share: 1, effects }];
 export const noMatch: Alternative[] = [];
 

@@ -3,7 +3,7 @@
  * (big dispatch chains are indexed by destination), and what one rule does — its matches ANDed
  * (`-m statistic` as a share, undecided matches asked of the scenario), then its target as effects.
  */
-import { chainsPastCut, type Chain, type Match, type Rule, type Table } from '../model/netfilter.js';
+import { chainShownWhole, chainsPastCut, type Chain, type Match, type Rule, type Table } from '../model/netfilter.js';
 import { parseIp } from '../model/addr.js';
 import type { TraceContext } from './context.js';
 import { certain, noMatch, type Alternative, type ChainDialect, type Effect, type StepRef } from './chain-machine.js';
@@ -162,8 +162,9 @@ export function iptablesDialect(table: Table, ctx: TraceContext): ChainDialect<C
     cutAt: (c) => {
       if (past.chains.has(c)) return { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: past.line }, reason: { code: 'chain-truncated', chain: c.name, table: table.name, line: past.line } };
       // A paste without *table (a grep): the chain's rules it left out may claim what its last rule did not.
+      // A listing shows which chains it gives whole (`iptables -L` prints every rule of a listed chain).
       const last = c.rules[c.rules.length - 1];
-      if (table.implicit) return { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: last?.line ?? c.line ?? null }, reason: { code: 'chain-partial', chain: c.name, table: table.name, file: table.file } };
+      if (table.implicit && !chainShownWhole(table, c.name)) return { ref: { dialect: 'iptables', table: table.name, chain: c.name, file: table.file, line: last?.line ?? c.line ?? null }, reason: { code: 'chain-partial', chain: c.name, table: table.name, file: table.file } };
       return undefined;
     },
     rulesOf: candidates,

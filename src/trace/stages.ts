@@ -6,10 +6,10 @@
  */
 import { lookupRoute } from '../model/route.js';
 import { formatHostPort, formatIp } from '../model/addr.js';
-import type { Chain, Ruleset } from '../model/netfilter.js';
+import { tableShownWhole, type Chain, type Ruleset } from '../model/netfilter.js';
 import type { NftChain, NftRule, NftTable } from '../model/nft.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { walkChain, type Branch, type Entry, type TableResult, type WalkEnv } from './chain-machine.js';
+import { unknownHere, walkChain, type Branch, type Entry, type StepRef, type TableResult, type WalkEnv } from './chain-machine.js';
 import { isLocalAddress, type TraceContext } from './context.js';
 import { chainRef, iptablesDialect } from './iptables.js';
 import type { PathState } from './match.js';
@@ -95,7 +95,17 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
   if (rs) {
     for (const s of IPTABLES_STAGES[hook]) {
       const table = rs.tables.find((t) => t.name === s.table);
-      if (!table) continue;
+      if (!table) {
+        // Listings (`iptables -t filter -L`) show the tables they were asked for: a nat table they do
+        // not show is not an empty one, and nat is where a Service's packet is sent on (issue 30).
+        const listing = rs.tables.find((t) => t.coverage);
+        if (listing && s.table === 'nat' && IPTABLES_DISPATCH.nat?.[hook]) {
+          const reason = { code: 'chain-not-listed', chain: hook, table: 'nat', file: listing.file } as const;
+          const ref: StepRef = { dialect: 'iptables', table: 'nat', chain: hook, file: listing.file, line: null };
+          stages.push({ priority: s.priority, nat: true, walk: (b) => [unknownHere(b, ref, reason)] });
+        }
+        continue;
+      }
       const nat = s.table === 'nat';
       const builtin = table.chainsByName.get(hook);
       const dispatchName = IPTABLES_DISPATCH[s.table]?.[hook];
@@ -106,6 +116,9 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
       const dispatch = fragment && dispatchName ? table.chainsByName.get(dispatchName) : undefined;
       // A grep's table is an inference (or a guess): said as an assumption wherever the walk uses it.
       if (table.implicit && table.inferred) assumed.push({ code: 'table-inferred', file: rs.file, table: table.name, ...table.inferred });
+      if (table.coverage?.interfacesHidden && (builtin || dispatch) && !assumed.some((a) => a.code === 'listing-interfaces-hidden' && a.table === table.name)) {
+        assumed.push({ code: 'listing-interfaces-hidden', table: table.name, file: table.file });
+      }
       if (builtin) {
         const entry: Entry<Chain> = { chain: builtin, policy: builtin.policy === 'DROP' ? 'DROP' : 'ACCEPT', base: 'built-in', policyRef: chainRef(table, builtin, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
@@ -113,6 +126,12 @@ export function stagesAt(snapshot: NodeSnapshot, rs: Ruleset | undefined, hook: 
         assumed.push({ code: 'entry-assumed', dialect: 'iptables', table: s.table, start: dispatch.name, startKind: 'chain', hook });
         const entry: Entry<Chain> = { chain: dispatch, policy: 'ACCEPT', base: 'assumed-entry', policyRef: chainRef(table, dispatch, rs.file) };
         stages.push({ priority: s.priority, nat, walk: (b, env) => walkChain(iptablesDialect(table, ctx), entry, b, env) });
+      } else if (table.coverage && !tableShownWhole(table) && hooks.includes(hook) && !table.chainsByName.has(hook)) {
+        // A listing of some chains (`iptables -t nat -L KUBE-SVC-X`): the hook's chain is not shown, so
+        // what this table does here is unknown — never "no rule matched".
+        const reason = { code: 'chain-not-listed', chain: hook, table: s.table, file: table.file } as const;
+        const ref: StepRef = { dialect: 'iptables', table: s.table, chain: hook, file: table.file, line: null };
+        stages.push({ priority: s.priority, nat, walk: (b) => [unknownHere(b, ref, reason)] });
       } else if (fragment && nat && dispatchName && !table.chainsByName.has(dispatchName) && table.chainsByName.has('KUBE-NODEPORTS')) {
         // A grep of one NodePort Service (KUBE-NODEPORTS and its KUBE-EXT chain, no KUBE-SERVICES):
         // KUBE-SERVICES sends packets for the node's own addresses there (`--dst-type LOCAL`).

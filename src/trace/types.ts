@@ -53,6 +53,8 @@ export interface Condition {
 /** Why an outcome is UNKNOWN. */
 export type UnknownReason =
   | { readonly code: 'chain-missing'; readonly chain: string; readonly via: 'jump' | 'goto' }
+  /** A hook's built-in chain a listing does not show (`iptables -L SOME-CHAIN`, issue 30): what the table does there is unknown. */
+  | { readonly code: 'chain-not-listed'; readonly chain: string; readonly table: string; readonly file: string }
   /** The walk reached the end of a chain whose rules may go on past where a truncated table was cut. */
   | { readonly code: 'chain-truncated'; readonly chain: string; readonly table: string; readonly line: number }
   /**
@@ -241,6 +243,11 @@ export type TraceAssumption =
    * table its rules are (`basis` content: from the rule at `line`, `why`), or guessed (`default`).
    */
   | { readonly code: 'table-inferred'; readonly file: string; readonly table: string; readonly basis: 'content' | 'default'; readonly line?: number; readonly why?: string }
+  /**
+   * The table is an `iptables -L` listing without -v (issue 30): it does not show the rules' -i/-o
+   * interface matches, and the walk takes each rule as if it had none.
+   */
+  | { readonly code: 'listing-interfaces-hidden'; readonly table: string; readonly file: string }
   /**
    * A kernel switch the packet meets that the dumps do not show (no sysctl -a, no bridge -d link):
    * the trace takes the value kube-proxy needs and says so.

@@ -303,7 +303,8 @@ describe('referenced but not pasted is not empty: affinity checks naming endpoin
 
 describe('"no Service matches" with the VIP in plain sight', () => {
   // Constructed (a unit case, not a real paste): save lines of kube-dns beside `iptables -t nat -L KUBE-SERVICES -n -v`
-  // rows naming weave's 10.32.0.10:53 — the rows kpx does not read (another issue teaches listings).
+  // rows naming weave's 10.32.0.10:53 (kubernetes#48370's shape). Listings are read (issue 30): the Service is named,
+  // and the chain the listing does not show makes the way UNKNOWN.
   const mix = [
     '-A KUBE-SERVICES -d 10.32.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
     'Chain KUBE-SERVICES (2 references)',
@@ -311,15 +312,29 @@ describe('"no Service matches" with the VIP in plain sight', () => {
     '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.32.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',
     '',
   ].join('\n');
-  it('trace: UNKNOWN with the lines that name the target, exit 3; JSON says the same', async () => {
+  it('trace of a listing+save mix: the Service named, UNKNOWN 100% for the chain not shown, exit 3', async () => {
     const dir = folder({ 'paste.txt': mix });
     const r = await trace('10.32.0.10:53/udp', [dir]);
     expect(r.code).toBe(3);
     expect(r.out).not.toMatch(/no Service on this node matches/);
-    expect(flat(r.out)).toMatch(/UNKNOWN: no Service resolved for 10\.32\.0\.10:53\/udp, but the evidence cannot show that none matches.*1 line kpx could not read names? 10\.32\.0\.10:53\/udp: paste\.txt:4 `0 0 KUBE-SVC-TCOU7JCQXEZGVUNU udp -- \* \* 0\.0\.0\.0\/0 10\.32\.0\.10/);
+    expect(r.out.split('\n')[0]).toMatch(/^kube-system\/kube-dns:dns\s+10\.32\.0\.10:53\/udp$/);
+    expect(flat(r.out)).toMatch(/verdict UNKNOWN 100% unknown 100%: chain KUBE-SVC-TCOU7JCQXEZGVUNU is not in the evidence/);
+  });
+  // The line that names the target is one kpx cannot read (an option iptables-restore refuses): the answer says so.
+  const unread = [
+    mix.split('\n')[0],
+    '-A KUBE-SERVICES -d 10.32.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU --bogus-option',
+    '',
+  ].join('\n');
+  it('trace: UNKNOWN with the unread line that names the target, exit 3; JSON says the same', async () => {
+    const dir = folder({ 'paste.txt': unread });
+    const r = await trace('10.32.0.10:53/udp', [dir]);
+    expect(r.code).toBe(3);
+    expect(r.out).not.toMatch(/no Service on this node matches/);
+    expect(flat(r.out)).toMatch(/UNKNOWN: no Service resolved for 10\.32\.0\.10:53\/udp, but the evidence cannot show that none matches.*1 line kpx could not read names? 10\.32\.0\.10:53\/udp: paste\.txt:2 `-A KUBE-SERVICES -d 10\.32\.0\.10\/32/);
     const json = await run(() => traceAction('10.32.0.10:53/udp', { input: [dir], output: 'json', from: 'pod' }));
     expect(json.code).toBe(3);
-    expect((JSON.parse(json.out) as { noMatch: { judgement: unknown } }).noMatch.judgement).toMatchObject({ evidence: 'partial', mentions: [{ line: 4 }] });
+    expect((JSON.parse(json.out) as { noMatch: { judgement: unknown } }).noMatch.judgement).toMatchObject({ evidence: 'partial', mentions: [{ line: 2 }] });
   });
 });
 

@@ -20,6 +20,7 @@ import { generateCluster, nftScript } from '../../src/generate/index.js';
 import type { NftRuleset } from '../../src/model/nft.js';
 import { createNetns, deleteNetns, requireKernel } from '../helpers/netns.js';
 import { projectRuleset } from '../helpers/nft-compare.js';
+import { breathe } from '../helpers/breathe.js';
 
 const canRun = requireKernel();
 const T = 'ip kube-proxy';
@@ -73,7 +74,7 @@ function commandArb(regular: string[], base: string[]): fc.Arbitrary<{ text: str
 const errorLines = (stderr: string) => [...stderr.matchAll(/^\/dev\/stdin:(\d+):\d+-\d+: Error:/gm)].map((m) => Number(m[1]));
 
 describe.runIf(canRun)('nft -f transactions: kpx against the real nft (property-based)', () => {
-  it('random add/insert/replace/delete/flush/create batches over a generated ruleset: same acceptance, same error lines, same ruleset', () => {
+  it('random add/insert/replace/delete/flush/create batches over a generated ruleset: same acceptance, same error lines, same ruleset', async () => {
     const base = nftScript(generateCluster({ seed: 41, services: 3 }));
     const baseRead = nftParser.parse(base, 'base.nft');
     expect(baseRead.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -88,8 +89,11 @@ describe.runIf(canRun)('nft -f transactions: kpx against the real nft (property-
 
     const ns = createNetns('nft-diff');
     try {
-      fc.assert(
-        fc.property(fc.array(commandArb(pool, baseChains.slice(0, 3)), { minLength: 1, maxLength: 6 }), (cmds) => {
+      // Async, with a turn of the event loop per batch: 120 batches of spawnSync'd nft runs must not
+      // keep the worker deaf to vitest for a minute on a loaded machine (test/helpers/breathe.ts).
+      await fc.assert(
+        fc.asyncProperty(fc.array(commandArb(pool, baseChains.slice(0, 3)), { minLength: 1, maxLength: 6 }), async (cmds) => {
+          await breathe();
           const text = cmds.map((c) => c.text).join('\n') + '\n';
           const loaded = ns.run('nft', ['-f', '-'], `flush ruleset\n${base}`);
           if (loaded.status !== 0) throw new Error(`base did not load: ${loaded.stderr}`);

@@ -20,7 +20,20 @@ function sample(mode: 'iptables' | 'ipvs' | 'nftables'): Record<string, string> 
 const config = (mode: string, extra = '') =>
   ['apiVersion: kubeproxy.config.k8s.io/v1alpha1', 'kind: KubeProxyConfiguration', `mode: "${mode}"`, 'clusterCIDR: 10.244.0.0/16', 'iptables:', '  masqueradeBit: 14', extra].join('\n') + '\n';
 
-const KP_RULES = ['kube-proxy-sync-failing', 'kube-proxy-mode-fallback', 'kube-proxy-mode-mismatch', 'kube-proxy-cluster-cidr-mismatch', 'kube-proxy-masquerade-bit-mismatch', 'kube-proxy-nodeport-addresses', 'kube-proxy-strict-arp', 'kube-firewall-drop-without-mark'];
+const KP_RULES = [
+  'kube-proxy-sync-failing',
+  'kube-proxy-mode-fallback',
+  'kube-proxy-mode-mismatch',
+  'kube-proxy-cluster-cidr-mismatch',
+  'kube-proxy-masquerade-bit-mismatch',
+  'kube-proxy-nodeport-addresses',
+  'kube-proxy-strict-arp',
+  'kube-firewall-drop-without-mark',
+  'kube-proxy-node-not-found',
+  'kube-proxy-exited',
+  'kube-proxy-api-unreachable',
+  'kube-proxy-host-prerequisite',
+];
 const kpFindings = (r: Awaited<ReturnType<typeof lintFiles>>) => r.findings.filter((f) => KP_RULES.includes(f.ruleId));
 
 describe('negative: configurations that agree with the bundled samples, healthy logs', () => {

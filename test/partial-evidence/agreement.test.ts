@@ -17,6 +17,7 @@ import { renderTraceText } from '../../src/render/trace.js';
 import { KIND, snapshotOf } from '../lint/helpers.js';
 import { readFileSync } from 'node:fs';
 import { kubeProxyRestorePayload } from '../../src/generate/index.js';
+import { cannotTell, partialRulesNote } from '../../src/cli/evidence.js';
 
 /** A file of samples/iptables-mode-node (real tools' output: see samples/README.md). */
 const NODE = (f: string) => readFileSync(new URL(`../../samples/iptables-mode-node/${f}`, import.meta.url), 'utf8');
@@ -292,6 +293,193 @@ describe('services, trace and lint agree on partial evidence', () => {
     expect(b.service('nodeport-31964/tcp')).toMatchObject({ name: null, nodePort: 31964, protocol: 'tcp', state: 'unknown' });
     expect(b.outcomes.every((o) => o[0] === 'UNKNOWN' && o[2] === 'chain-missing')).toBe(true);
     expect(b.findings).toEqual([]);
+  });
+
+  // ---- issue 30: kubectl's text and iptables listings, alone and beside dumps ----
+  const PASTE = (f: string) => readFileSync(new URL(`../fixtures/pastes/${f}`, import.meta.url), 'utf8');
+  const SVC_KUBE_DNS = PASTE('iptables-list/tool/nat-L-svc-kube-dns.txt');
+
+  it('a `kubectl get svc` table alone: no rules, so "cannot tell" — never "no endpoints" nor any api- finding', async () => {
+    const snap = await snapshotOf({ 'svc.txt': PASTE('kubectl/jupyterhub-291-get-pod-svc.txt') });
+    expect(snap.api?.services).toHaveLength(4);
+    expect(cannotTell(snap, 'which Services this node implements')).toMatch(/^kpx: cannot tell which Services/);
+    const r = await all({ 'svc.txt': PASTE('kubectl/jupyterhub-291-get-pod-svc.txt') }, '10.111.237.213:80/tcp');
+    expect(r.findings).toEqual([]);
+  });
+
+  it('`iptables -t nat -L KUBE-SVC-… -n` alone: the trace to the VIP it shows is UNKNOWN (PREROUTING not listed), never NONE or "no Service matches"', async () => {
+    for (const text of [SVC_KUBE_DNS, `# iptables -t nat -L KUBE-SVC-TCOU7JCQXEZGVUNU -n\n${SVC_KUBE_DNS}`]) {
+      const r = await all({ 'listing.txt': text }, '10.96.0.10:53/udp');
+      expect(r.outcomes.map((o) => o[0])).toEqual(['UNKNOWN']);
+      expect(r.outcomes[0][2]).toBe('chain-not-listed');
+      expect(r.rendered).not.toMatch(/no Service on this node matches|NONE/);
+      expect(r.rendered).toMatch(/no Service found in this evidence|no Service resolved \(the evidence is partial\)/);
+      // services: the Service and its two endpoints from the comments, their chains not in the listing: partial.
+      const dns = r.service(DNS);
+      expect(dns.state).toBe('partial');
+      expect(dns.endpoints.map((e) => `${e.ip}:${e.port}`)).toEqual(['10.244.0.2:53', '10.244.1.2:53']);
+      expect(r.findings).toEqual([]);
+      honest(r);
+    }
+  });
+
+  it('a whole nat listing (`iptables -t nat -L -n -v --line-numbers`): the same Services and the same trace as iptables-save of that table', async () => {
+    const base = { 'ip-addr.txt': NODE('ip-addr.txt'), 'ip-route.txt': NODE('ip-route.txt') };
+    const natOnly = NODE('iptables-save.txt').slice(NODE('iptables-save.txt').indexOf('*nat'));
+    const viaSave = await resolveServices(await snapshotOf({ 'save.txt': natOnly.slice(0, natOnly.indexOf('COMMIT') + 7), ...base }));
+    const viaList = await resolveServices(await snapshotOf({ 'list.txt': PASTE('iptables-list/tool/nat-L-n-v-line-numbers.txt'), ...base }));
+    const key = (x: ServicePort) => `${x.id} ${x.clusterIP} ${x.nodePort} ${x.state} ${x.endpoints.map((e) => `${e.ip}:${e.port}@${e.probability}`).join(',')}`;
+    expect(viaSave.services.length).toBeGreaterThan(20);
+    expect(viaList.services.map(key)).toEqual(viaSave.services.map(key));
+    for (const dest of ['10.96.0.10:53/udp', '10.97.53.126:80/tcp']) {
+      const a = await all({ 'save.txt': natOnly.slice(0, natOnly.indexOf('COMMIT') + 7), ...base }, dest);
+      const b = await all({ 'list.txt': PASTE('iptables-list/tool/nat-L-n-v-line-numbers.txt'), ...base }, dest);
+      expect(b.outcomes, dest).toEqual(a.outcomes);
+    }
+  });
+
+  it('`iptables -S -t nat | grep KUBE-SERVICES`: a grep shows no chain whole — no "no endpoints", services exit "cannot tell"-free but partial', async () => {
+    const r = await all({ 'grep.txt': PASTE('iptables-list/kubernetes-130484-S-grep.txt') }, '10.96.0.1:443/tcp');
+    expect(r.service('default/kubernetes:https/tcp').state).toBe('unknown');
+    expect(r.outcomes.every((o) => o[0] === 'UNKNOWN')).toBe(true);
+    expect(r.findings).toEqual([]);
+    const snap = await snapshotOf({ 'grep.txt': PASTE('iptables-list/kubernetes-130484-S-grep.txt') });
+    expect(partialRulesNote(snap)).toMatch(/`iptables -S` shown in part \(table nat\)/);
+  });
+
+  it('a nat listing cut by its author (k3s#7096: KUBE-SERVICES only jumped to): no Service resolved is "cannot tell", not "none"', async () => {
+    const snap = await snapshotOf({ 'k3s.txt': PASTE('iptables-list/k3s-7096-nat-nvL.txt') });
+    expect((await resolveServices(snap)).services).toEqual([]);
+    expect(partialRulesNote(snap)).toMatch(/a listing of 7 chains \(table nat, guessed\)/);
+    const r = await all({ 'k3s.txt': PASTE('iptables-list/k3s-7096-nat-nvL.txt') }, '10.43.0.10:53/udp');
+    expect(r.outcomes.map((o) => [o[0], o[2]])).toEqual([['UNKNOWN', 'chain-missing']]);
+    expect(r.findings).toEqual([]);
+  });
+
+  // A whole dump beside kubectl text: the api- rules conclude only from what the text shows.
+  const DUMP = { 'iptables-save.txt': NODE('iptables-save.txt'), 'ip-addr.txt': NODE('ip-addr.txt'), 'ip-route.txt': NODE('ip-route.txt') };
+  const apiFindings = (r: Awaited<ReturnType<typeof all>>) => r.findings.filter((f) => f.startsWith('api-'));
+
+  it('`kubectl get svc -A` (one Service the dump lacks) + a whole dump: no api-service-not-programmed (labels unknown), no stale claim for namespaces not listed', async () => {
+    // Constructed table (a unit test, not a paste): kubectl's columns over this node's Services, plus one the node lacks.
+    const table = [
+      '$ kubectl get svc -n kube-system',
+      'NAME       TYPE        CLUSTER-IP    EXTERNAL-IP   PORT(S)                  AGE',
+      'kube-dns   ClusterIP   10.96.0.10    <none>        53/UDP,53/TCP,9153/TCP   3d',
+      'ghost      ClusterIP   10.96.99.99   <none>        80/TCP                   1h',
+      '',
+    ].join('\n');
+    const r = await all({ ...DUMP, 'svc.txt': table }, '10.96.0.10:53/udp');
+    // kube-system is listed whole: a Service the node programs there that the table lacks would be stale; none is.
+    // `ghost` is missing from the node, but whether kube-proxy should program it (its labels) is not shown.
+    expect(apiFindings(r)).toEqual([]);
+    expect(r.service(DNS).state).toBe('healthy');
+  });
+
+  it('`kubectl describe svc` + `describe ep` (whole) beside a dump: an endpoint the API no longer lists IS reported (the gating is not blanket)', async () => {
+    // Constructed describe text (unit test) in describe.go's layout for kube-dns, its Endpoints object listing only 10.244.0.2.
+    const describe = [
+      'Name:              kube-dns',
+      'Namespace:         kube-system',
+      'Labels:            k8s-app=kube-dns',
+      'Annotations:       <none>',
+      'Selector:          k8s-app=kube-dns',
+      'Type:              ClusterIP',
+      'IP Family Policy:  SingleStack',
+      'IP Families:       IPv4',
+      'IP:                10.96.0.10',
+      'IPs:               10.96.0.10',
+      'Port:              dns  53/UDP',
+      'TargetPort:        53/UDP',
+      'Endpoints:         10.244.0.2:53',
+      'Session Affinity:  None',
+      'Internal Traffic Policy:  Cluster',
+      'Events:            <none>',
+      '',
+      'Name:         kube-dns',
+      'Namespace:    kube-system',
+      'Labels:       k8s-app=kube-dns',
+      'Annotations:  <none>',
+      'Subsets:',
+      '  Addresses:          10.244.0.2',
+      '  NotReadyAddresses:  <none>',
+      '  Ports:',
+      '    Name  Port  Protocol',
+      '    ----  ----  --------',
+      '    dns   53    UDP',
+      '',
+      'Events:  <none>',
+      '',
+    ].join('\n');
+    const r = await all({ ...DUMP, 'describe.txt': describe }, '10.96.0.10:53/udp');
+    expect(apiFindings(r)).toEqual([expect.stringMatching(/^api-endpoint-stale: Service kube-system\/kube-dns:dns: this node sends traffic to 10\.244\.1\.2:53, which the API no longer lists/)]);
+    // The same with only the Service's describe (its Endpoints line shows ready endpoints only): not whole — nothing said.
+    const svcOnly = await all({ ...DUMP, 'describe.txt': describe.slice(0, describe.indexOf('\n\nName:')) }, '10.96.0.10:53/udp');
+    expect(apiFindings(svcOnly)).toEqual([]);
+  });
+
+  it('a paste of `kubectl get svc` and a listing of one Service chain: the api- rules claim nothing, the trace stays UNKNOWN', async () => {
+    const paste = [
+      '$ kubectl get svc -n kube-system',
+      'NAME       TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)                  AGE',
+      'kube-dns   ClusterIP   10.96.0.10   <none>        53/UDP,53/TCP,9153/TCP   3d',
+      '',
+      '# iptables -t nat -L KUBE-SVC-TCOU7JCQXEZGVUNU -n',
+      SVC_KUBE_DNS,
+    ].join('\n');
+    const snap = await snapshotOf({ 'paste.txt': paste });
+    expect(snap.files[0]).toMatchObject({ format: 'paste', variant: 'kubectl tables + iptables-list listing' });
+    const r = await all({ 'paste.txt': paste }, '10.96.0.10:53/udp');
+    expect(r.outcomes.map((o) => o[0])).toEqual(['UNKNOWN']);
+    expect(r.findings, r.findings.join('\n')).toEqual([]);
+  });
+});
+
+
+/**
+ * The class, not the sample: every collected paste (test/fixtures/pastes/**, each with its .source),
+ * alone, through services, lint and a trace to each Service address it shows. Whatever the form, a
+ * paste never yields: an api- finding (no whole dump beside it), "no endpoints" without the rule
+ * text saying so, "rejected" without a REJECT rule, NONE / "no Service on this node matches" for an
+ * address the paste shows as a Service's, or probabilities that do not add up to 1.
+ */
+describe('every collected paste, alone: no claim it cannot carry', async () => {
+  const { readdirSync, statSync } = await import('node:fs');
+  const root = new URL('../fixtures/pastes/', import.meta.url);
+  const files: string[] = [];
+  const walk = (dir: URL, rel: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const url = new URL(name, dir);
+      if (statSync(url).isDirectory()) walk(new URL(`${name}/`, dir), `${rel}${name}/`);
+      else if (!name.endsWith('.source') && !name.endsWith('.rules')) files.push(`${rel}${name}`);
+    }
+  };
+  walk(root, '');
+  it.each(files)('%s', async (f) => {
+    const text = readFileSync(new URL(f, root), 'utf8');
+    const snap = await snapshotOf({ [f.split('/').pop()!]: text });
+    const res = await resolveServices(snap);
+    const lint = await lintSnapshot(snap, { resolution: res });
+    expect(lint.findings.filter((x) => x.ruleId.startsWith('api-')).map((x) => x.message)).toEqual([]);
+    if (!/-j REJECT|\sREJECT\s|reject-with/.test(text)) expect(lint.findings.filter((x) => /reject/i.test(x.message)).map((x) => x.message)).toEqual([]);
+    if (!/has no endpoints/.test(text)) expect(res.services.filter((s) => s.state === 'no-endpoints').map((s) => s.id)).toEqual([]);
+    // Destinations: each Service address the paste shows (the API's text, or the rules'), three at most.
+    const shown = [
+      ...(snap.api?.services ?? []).flatMap((s) => (s.clusterIP && s.clusterIP !== 'None' && s.ports[0] ? [`${s.clusterIP}:${s.ports[0].port}/${s.ports[0].protocol}`] : [])),
+      ...res.services.flatMap((s) => (s.clusterIP && s.port ? [`${s.clusterIP}:${s.port}/${s.protocol}`] : [])),
+    ];
+    const dests = [...new Set(shown)].filter((d) => /^[\d.]+:\d+\/(tcp|udp|sctp)$/.test(d)).slice(0, 3);
+    // As the commands do: a paste with no rules (kubectl text, a log) is answered "cannot tell" before any trace.
+    if (cannotTell(snap, 'where it goes', 4)) return;
+    for (const dest of dests) {
+      const d = parseDestination(dest) as Destination;
+      const t = tracePacket(snap, res, d, d.protocol!, { from: 'pod', assumptions: { established: false, affinityHit: false } });
+      // Each scenario's shares add up to 1 (a trace with no undecided match is one scenario of every outcome).
+      const scenarios = t.scenarios.length ? t.scenarios : [{ outcomes: t.outcomes.map((_, i) => i) }];
+      for (const sc of scenarios) expect(Number(sc.outcomes.reduce((n, i) => n + t.outcomes[i].probability, 0).toFixed(9)), dest).toBe(1);
+      expect(t.outcomes.filter((o) => o.verdict === 'NONE').map((o) => o.verdict), dest).toEqual([]);
+      expect(renderTraceText(t, chalkInit(false)), dest).not.toMatch(/no Service on this node matches/);
+    }
   });
 });
 

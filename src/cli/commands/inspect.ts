@@ -55,6 +55,12 @@ export function snapshotSummary(s: NodeSnapshot) {
   };
 }
 
+/** What a text output leaves out, by the reader that read it (a paste names its parts' readers). */
+const TEXT_NOTE: ReadonlyMap<string, string> = new Map([
+  ['kubectl', 'kubectl get/describe text shows some fields of each object: the ones it does not show are unknown, and a listing not of every Service of a namespace (a name, a selector, a grep) is not all of them'],
+  ['iptables-list', 'an iptables -L/-S listing, not a dump: chains it does not list are unknown, not empty'],
+]);
+
 const FILE_COLUMNS: readonly Column[] = [
   { head: 'file', shrink: true, min: 24, elide: elideStart },
   { head: 'format' },
@@ -113,6 +119,17 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
   for (const f of snapshot.files) {
     const note = f.variant === undefined ? undefined : PARTIAL_NOTE.get(f.variant);
     if (note) lines.push(`${c.yellow('partial')}: ${elideStart(printable(f.path, 4096), 60)}: ${note}`);
+    // Text outputs (issue 30): `kubectl (tables)`, and a paste's parts, named in its variant.
+    const readers = f.format === 'paste' ? (f.variant ?? '').split(' + ').map((p) => p.split(' ')[0]) : [f.format];
+    for (const r of new Set(readers)) {
+      const text = TEXT_NOTE.get(r);
+      if (text) lines.push(`${c.yellow('partial')}: ${elideStart(printable(f.path, 4096), 60)}: ${text}`);
+    }
+  }
+  // A file read whole that gave nothing: its notes say why (a `kubectl get deployments` table, prose).
+  for (const f of snapshot.files) {
+    if (f.format === 'unknown' || f.format === 'empty' || Object.values(f.counts).some((n) => n > 0)) continue;
+    for (const d of f.diagnostics.filter((x) => x.severity === 'info').slice(0, 5)) lines.push(`${c.yellow('nothing read')}: ${elideStart(printable(f.path, 4096), 60)}:${d.line}: ${printable(d.message, 300)}`);
   }
   const diags = snapshot.files.flatMap((f) => f.diagnostics.filter((d) => d.severity !== 'info'));
   if (diags.length) {

@@ -3,7 +3,7 @@ import { writeText } from '../output.js';
 import { readFileSync } from 'node:fs';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems, standaloneNotice } from '../evidence.js';
 import { LINT_RULES } from '../../lint/index.js';
 import type { LintRule } from '../../lint/rule.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
@@ -95,12 +95,17 @@ export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd
   const snapshot = await loadFromOptions(inputs, opts, opts.output === 'text');
   // Said first: what could not be used (the rest is linted), or that nothing can be.
   reportInputProblems(snapshot);
+  // Without a ruleset only the rules that judge their inputs on their own can run (a kube-proxy log,
+  // a sysctl dump, links): they do, said first; whether the Service rules are right stays unknown.
   const cannot = cannotTell(snapshot, cmd.question);
-  if (cannot) {
+  const standalone = cannot ? cmd.rules.filter((r) => r.meta.standalone) : undefined;
+  const result = await lintSnapshot(snapshot, { rules: standalone ?? cmd.rules, only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
+  if (cannot && result.rules.length === 0) {
     process.stderr.write(cannot + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
-  const result = await lintSnapshot(snapshot, { rules: cmd.rules, only: opts.rule ?? [], disable: [...(opts.disable ?? []), ...config.disable], severities: config.severities });
+  if (cannot) process.stderr.write(standaloneNotice(snapshot, 'whether the Service rules are right') + '\n');
   const findings = baseline ? applyBaseline(result.findings, baseline) : [...result.findings];
   const report = { findings, summary: summarize(findings), skipped: result.skipped, rules: cmd.rules };
   switch (opts.output) {
@@ -119,5 +124,7 @@ export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd
     }
   }
   if (baseline && opts.output === 'text') process.stderr.write(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);
-  return failsAt(findings, opts.failOn) ? ExitCode.Findings : ExitCode.Ok;
+  if (failsAt(findings, opts.failOn)) return ExitCode.Findings;
+  // Nothing found in a log or sysctl dump is no clean bill for the dataplane.
+  return cannot ? ExitCode.CannotTell : ExitCode.Ok;
 }

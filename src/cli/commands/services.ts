@@ -15,9 +15,10 @@ import { printable } from '../../source/index.js';
 import { outputWidth, writeText } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, partialRulesNote, reportInputProblems } from '../evidence.js';
 import { evidenceText, nodeNotes } from '../../render/judgement.js';
 import { intendedDataplane, type ServiceWithoutRules } from '../../kube/intent.js';
+import { knows } from '../../model/k8s-api.js';
 import { explainSelectorless, explainWithoutRules, withoutRulesJson } from '../../render/api.js';
 
 export interface ServicesOptions extends InputOptions {
@@ -51,6 +52,7 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const unknown = cannotTell(snapshot, 'which Services this node implements');
   if (unknown) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
   let node: NodeJudgement | undefined = await judgeSnapshot(snapshot);
@@ -64,10 +66,17 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     process.stderr.write(`kpx: cannot tell which Services this node implements: no Service was resolved, and the evidence cannot show there are none: ${partial.slice(0, 3).map(evidenceText).join('; ')}\n`);
     return ExitCode.CannotTell;
   }
+  // Rules shown in part (a listing of some chains, a grep): no Service found there is not "no Service".
+  const partialRules = partialRulesNote(snapshot);
+  if (res.services.length === 0 && partialRules && !opts.service) {
+    process.stderr.write(`kpx: cannot tell which Services this node implements: no Service port could be resolved from rules shown only in part (${partialRules})\n`);
+    return ExitCode.CannotTell;
+  }
   // The API's Services kube-proxy programs nothing for (headless, ExternalName…): explained, not missing.
   const intent = snapshot.api ? intendedDataplane(snapshot.api, snapshot) : undefined;
   const withoutRules: readonly ServiceWithoutRules[] = intent?.withoutRules ?? [];
-  const selectorless = intent?.ports.filter((p) => p.service.selector === null) ?? [];
+  // Without a selector: only where the evidence shows the selector (a table without -o wide does not).
+  const selectorless = intent?.ports.filter((p) => p.service.selector === null && knows(p.service, 'selector')) ?? [];
   const apiGiven = snapshot.api !== undefined;
   // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
   const tables = snapshot.conntrack?.tables ?? [];

@@ -9,7 +9,7 @@ import { resolveJudged } from '../../judge/index.js';
 import { lintSnapshot } from '../../lint/run.js';
 import type { Finding } from '../../lint/rule.js';
 import { ExitCode } from '../exit.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { VERSION } from '../../version.js';
 
@@ -33,6 +33,7 @@ export async function summarizeAction(positional: string[], opts: SummarizeOptio
   const unknown = cannotTell(snapshot, 'which Services this node implements');
   if (unknown) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
   const resolution = await resolveJudged(snapshot);

@@ -13,7 +13,7 @@ import { renderPlanHeader, renderTraceText } from '../../render/trace.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { printable } from '../../source/index.js';
-import { cannotTell, reportInputProblems } from '../evidence.js';
+import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
 import { noMatchExit, parseTargetArg, reportNoMatch } from '../target.js';
 import { flowJudgementJson, nodeNotes, noServiceText } from '../../render/judgement.js';
 
@@ -76,6 +76,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   const unknown = cannotTell(snapshot, `where ${destination} goes`, familyOf(target));
   if (unknown) {
     process.stderr.write(unknown + '\n');
+    for (const l of logAccountLines(snapshot)) process.stderr.write(l + '\n');
     return ExitCode.CannotTell;
   }
   const node = await judgeSnapshot(snapshot);

@@ -25,6 +25,7 @@ export default createRule({
       '`conntrack-table-full`.',
     ].join('\n'),
     requires: ['conntrack-stats'],
+    standalone: true,
     relevant: hasConntrack,
     messages: {
       insertFailed: 'conntrack -S counts insert_failed={{n}}{{cpus}}: packets lost to conntrack insert races (the UDP DNS 5-second delay){{kernel}}',

@@ -30,6 +30,7 @@ export default createRule({
       'port scan, a DNS storm: `conntrack -L | sort | uniq -c`).',
     ].join('\n'),
     requires: ['sysctl'],
+    standalone: true,
     relevant: hasConntrack,
     messages: {
       fill: 'the conntrack table is {{pct}}% full: {{count}} of nf_conntrack_max {{max}} entries (count from {{source}}){{drop}}',

@@ -8,6 +8,7 @@ export default createRule({
     description: 'bridge-nf-call-iptables is off or br_netfilter is not loaded on a node with a pod bridge: a pod\'s reply to a Service client on the same bridge skips reverse NAT.',
     severity: 'error',
     requires: ['sysctl'],
+    standalone: true,
     relevant: (ctx) => ctx.modes.length > 0,
     docs: [
       'With a bridge CNI (cni0, cbr0, docker0…) a pod calling a Service whose endpoint sits on the same bridge has its',
@@ -45,7 +46,12 @@ export default createRule({
         ctx.report({
           messageId: 'off',
           data: {
-            why: r.moduleLoaded === false ? 'br_netfilter is not loaded (no net.bridge.* key in the sysctl dump)' : `${r.evidence[0]?.key ?? 'bridge-nf-call-iptables'} is off`,
+            why:
+              r.moduleLoaded === false
+                ? at
+                  ? 'br_netfilter is not loaded (sysctl says the key does not exist)'
+                  : 'br_netfilter is not loaded (no net.bridge.* key in the sysctl dump)'
+                : `${r.evidence[0]?.key ?? 'bridge-nf-call-iptables'} is off`,
             evidence: r.evidence.map(evidenceLine).join(', '),
             bridge: br?.name ?? '(any)',
           },

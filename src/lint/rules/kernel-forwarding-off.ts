@@ -8,6 +8,7 @@ export default createRule({
     description: 'Forwarding is off (net.ipv4.ip_forward, an interface\'s forwarding, net.ipv6.conf.all.forwarding): Service traffic DNATed to a pod is dropped at the routing decision.',
     severity: 'error',
     requires: ['sysctl'],
+    standalone: true,
     relevant: (ctx) => ctx.modes.length > 0,
     docs: [
       'After PREROUTING\'s DNAT sends a Service packet to a pod, the kernel forwards it — only if forwarding is on for',

@@ -1,5 +1,5 @@
 import { createRule } from '../rule.js';
-import { configRelated, kubeProxyConfigs, masqueradeCidrs } from '../kube-proxy-util.js';
+import { configRelated, kubeProxyConfigs, masqueradeCidrs, partialConfig } from '../kube-proxy-util.js';
 
 const familyOf = (cidr: string) => (cidr.includes(':') ? 6 : 4);
 
@@ -42,6 +42,8 @@ export default createRule({
         const first = cidrs.get(inRules[0])!;
         const configured = (c.clusterCIDR?.value ?? []).filter((x) => familyOf(x) === family);
         if (!c.clusterCIDR) {
+          // A fragment that does not set it may be silent on it, not unset.
+          if (partialConfig(c)) continue;
           ctx.report({ messageId: 'unset', data: { family, rules: inRules.join(', ') }, file: first.file, line: first.line, column: 1, text: first.text });
           continue;
         }

@@ -1,6 +1,6 @@
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
-import { configRelated, kubeProxyConfigs, markMasqBits } from '../kube-proxy-util.js';
+import { configRelated, kubeProxyConfigs, markMasqBits, partialConfig } from '../kube-proxy-util.js';
 
 export default createRule({
   id: 'kube-proxy-masquerade-bit-mismatch',
@@ -31,6 +31,7 @@ export default createRule({
     const marks = markMasqBits(ctx);
     if (!marks.length) return;
     for (const c of kubeProxyConfigs(ctx)) {
+      if (!c.masqueradeBit && partialConfig(c)) continue;
       const bit = c.masqueradeBit?.value ?? 14;
       for (const m of marks) {
         if (m.bit === bit) continue;

@@ -8,6 +8,7 @@ export default createRule({
     description: 'kube-proxy was asked for IPVS and fell back to another mode (its log says why: kernel modules, ipset, the scheduler).',
     severity: 'warning',
     requires: ['kube-proxy-log'],
+    standalone: true,
     relevant: () => false,
     docs: [
       'Asked for `--proxy-mode=ipvs`, kube-proxy checks the kernel first (the `ip_vs*` modules and the scheduler\'s',

@@ -41,7 +41,7 @@ export default createRule({
     const shownText = shown.join(' and ');
     for (const c of kubeProxyConfigs(ctx)) {
       const mode = configuredMode(c);
-      if (!(mode in SHOWS) || (shown as readonly string[]).includes(mode)) continue;
+      if (mode === undefined || !(mode in SHOWS) || (shown as readonly string[]).includes(mode)) continue;
       const where = c.mode ?? { line: 1, text: '' };
       ctx.report({ messageId: 'config', data: { mode: c.mode ? mode : `${mode} (the default: mode is not set)`, shown: shownText, expected: SHOWS[mode] }, file: c.file, line: where.line, column: 1, ...(c.mode ? { text: c.mode.text } : {}) });
     }

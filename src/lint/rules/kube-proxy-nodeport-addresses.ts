@@ -2,7 +2,7 @@ import type { Rule } from '../../model/netfilter.js';
 import { cidrContains, parseCidr, parseIp } from '../../model/addr.js';
 import { createRule } from '../rule.js';
 import { ruleRelated } from '../context.js';
-import { configRelated, kubeProxyConfigs, natRules } from '../kube-proxy-util.js';
+import { configRelated, kubeProxyConfigs, natRules, partialConfig } from '../kube-proxy-util.js';
 
 /** How KUBE-SERVICES hands packets to KUBE-NODEPORTS: on every local address, or on listed ones. */
 function nodePortDispatch(rules: readonly Rule[]): { local: Rule[]; addresses: Map<string, Rule> } {
@@ -57,7 +57,7 @@ export default createRule({
           if (cidrs.some((cidr) => contains(cidr, addr))) continue;
           ctx.report({ messageId: 'outside', data: { address: addr, configured: cidrs.join(', ') }, file: r.file, line: r.line, column: r.column, text: r.raw, related: [configRelated(c, c.nodePortAddresses!), ruleRelated(r)] });
         }
-      } else if (!local.length && addresses.size) {
+      } else if (!local.length && addresses.size && !partialConfig(c)) {
         const r = [...addresses.values()][0];
         ctx.report({ messageId: 'restricted', data: { addresses: [...addresses.keys()].join(', ') }, file: r.file, line: r.line, column: r.column, text: r.raw });
       }

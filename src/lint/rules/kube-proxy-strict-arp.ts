@@ -33,7 +33,7 @@ export default createRule({
       if (!c.strictARP?.value) continue;
       const mode = configuredMode(c);
       const related: Related[] = [configRelated(c, c.strictARP)];
-      if (mode !== 'ipvs') {
+      if (mode !== undefined && mode !== 'ipvs') {
         ctx.report({ messageId: 'noEffect', data: { mode }, file: c.file, line: c.strictARP.line, column: 1, text: c.strictARP.text, related: c.mode ? [configRelated(c, c.mode)] : [] });
         continue;
       }

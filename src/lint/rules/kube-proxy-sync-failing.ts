@@ -16,6 +16,7 @@ export default createRule({
     description: "kube-proxy's log shows its rule syncs failing (iptables-restore, nft, ipset): the dataplane in the dumps may be stale since the first failure.",
     severity: 'error',
     requires: ['kube-proxy-log'],
+    standalone: true,
     relevant: () => false,
     docs: [
       'kube-proxy writes the whole dataplane in one transaction per sync (`iptables-restore --noflush`, one',
@@ -31,6 +32,10 @@ export default createRule({
       'table\'s `COMMIT` line instead of the rule. Typical causes: a rule with an empty `-s` when no cluster CIDR',
       'is set, a jump to a kubelet-owned chain (`KUBE-MARK-DROP`) that no longer exists, an option the host\'s',
       'iptables does not know (`--xor-mark`, `--random-fully`), an nft expression whose kernel module is missing.',
+      'Before the transaction kube-proxy checks its base chains and the jumps to them with iptables itself',
+      '(`Failed to ensure chain exists`, `Failed to ensure chain jumps`, e.g. an nf_tables iptables that cannot',
+      'find `conntrack`): when that fails it gives up the sync too, and is counted here. In nftables mode the',
+      'failure names its family (`ipFamily`, kube-proxy 1.31 and later): each family\'s proxier fails on its own.',
       '',
       '**Fix:** read the named payload line (raise kube-proxy\'s verbosity to 5 to have the payload logged); create',
       'the missing chain or module, or use a kube-proxy image whose iptables matches the host\'s; then check',
@@ -47,12 +52,14 @@ export default createRule({
   },
   check(ctx) {
     for (const log of kubeProxyLogs(ctx)) {
+      // One finding per tool and family: nft serves both families, each proxier fails on its own.
       const byTool = new Map<string, SyncFailed[]>();
       for (const e of log.events) {
         if (e.kind !== 'sync-failed') continue;
-        const list = byTool.get(e.tool) ?? [];
+        const key = `${e.tool}${e.family !== undefined && e.tool === 'nft' ? ` (IPv${e.family})` : ''}`;
+        const list = byTool.get(key) ?? [];
         list.push(e);
-        byTool.set(e.tool, list);
+        byTool.set(key, list);
       }
       const ports = log.events.filter((e): e is Extract<KubeProxyEvent, { kind: 'port-closed' }> => e.kind === 'port-closed');
       for (const [tool, fails] of byTool) {
@@ -80,6 +87,12 @@ export default createRule({
         } else if (withPayload === undefined && tool !== 'nft' && fails.some((f) => f.failingLine !== undefined)) {
           const lines = [...new Set(fails.map((f) => f.failingLine).filter((n): n is number => n !== undefined))];
           what = `; the tool named payload line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} (the payload is not in the log: run kube-proxy with -v=5 to see it)`;
+        }
+        const ensure = fails.find((f) => f.step === 'ensure-jump' || f.step === 'ensure-chain');
+        if (ensure?.chains) {
+          const c = ensure.chains;
+          const table = c.table ? ` in table ${c.table}` : '';
+          what += ensure.step === 'ensure-jump' ? `; it could not check or add the jump ${c.from ?? '?'} → ${c.to ?? '?'}${table}, so it gave up the sync before writing any rule` : `; it could not create chain ${c.chain ?? '?'}${table}, so it gave up the sync before writing any rule`;
         }
         if (last.nft) {
           const e = last.nft;

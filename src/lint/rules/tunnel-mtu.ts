@@ -8,6 +8,7 @@ export default createRule({
     description: 'A tunnel (VXLAN, IPIP, Geneve, WireGuard) whose MTU leaves no room for its encapsulation on its underlay: large packets are fragmented or dropped.',
     severity: 'warning',
     requires: ['links'],
+    standalone: true,
     // Worth saying ip -d link is missing only on a node whose interfaces show a tunnel.
     relevant: (ctx) => ctx.snapshot.interfaces.some((i) => interfaceRole(i.name) === 'tunnel'),
     docs: [

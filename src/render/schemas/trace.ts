@@ -28,7 +28,7 @@ export const condition = obj(
   { subject: str },
 );
 
-const unknownReason = obj({ code: code('chain-missing', 'chain-truncated', 'chain-partial', 'hook-unknown', 'listing-truncated', 'map-missing', 'userspace-verdict', 'not-evaluated', 'real-server-name', 'too-deep', 'too-many-branches', 'too-many-scenarios') }, {}, { closed: false });
+const unknownReason = obj({ code: code('chain-missing', 'chain-not-listed', 'chain-truncated', 'chain-partial', 'hook-unknown', 'listing-truncated', 'map-missing', 'userspace-verdict', 'not-evaluated', 'real-server-name', 'too-deep', 'too-many-branches', 'too-many-scenarios') }, {}, { closed: false });
 
 const share = obj({ kind: code('statistic', 'numgen', 'map') }, { probability: num }, { closed: false });
 
@@ -68,7 +68,7 @@ export const outcome = obj(
 );
 
 const assumption = obj(
-  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed', 'table-inferred') },
+  { code: code('source', 'source-port', 'connection', 'affinity', 'node-addresses-unknown', 'no-routes', 'no-ruleset', 'in-interface', 'entry-assumed', 'too-many-scenarios', 'ipvs-address-local', 'node-address', 'conntrack-pinned', 'conntrack-no-entry', 'switch-assumed', 'table-inferred', 'listing-interfaces-hidden') },
   {},
   { closed: false },
 );
