@@ -27,8 +27,8 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
     const preds = targets.map(targetSelects);
     services = services.filter((s) => preds.some((p) => p(s)));
   }
-  // A whole node is a big picture (each Service in its own box): say how to draw one Service.
-  if (sels.length === 0 && new Set(services.map((s) => `${s.namespace}/${s.name}`)).size > 10) {
+  // A whole node is a big picture (each Service in its own box): tell the person at the terminal how to draw one.
+  if (process.stderr.isTTY && sels.length === 0 && new Set(services.map((s) => `${s.namespace}/${s.name}`)).size > 10) {
     process.stderr.write(`kpx: the whole node's graph: ${services.length} Service ports, one box per Service; kpx graph --service ns/name draws one\n`);
   }
   const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
