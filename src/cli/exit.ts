@@ -19,13 +19,13 @@ export const ExitCode = { Ok: 0, Findings: 1, Error: 2, CannotTell: 3 } as const
 export const EXIT_CODES_HELP = `Exit codes:
   0  ok: an answer (which may be that nothing matches)
   1  lint findings at --fail-on; inspect: input files with errors
-  2  usage error, or an input/output path that cannot be read or written
+  2  usage error (a target naming nothing here gets "did you mean"), or a path not readable/writable
   3  cannot tell: the inputs hold no evidence for the question (no ruleset for the family,
      only unreadable or unrecognised files, a collection that was refused), or the answer is
      wholly unknown: trace — every traced flow's verdict is UNKNOWN, or the target names nothing
      and the evidence (a grep, a cut dump, lines kpx could not read that name it) cannot show that
      nothing is there; services — every Service port shown is unknown, or none was resolved from
-     evidence that is not whole`;
+     evidence that is not whole; a Service name asked of dumps that name no Service`;
 
 /** Bad flags or arguments: exit 2 with a hint. */
 export class UsageError extends Error {}

@@ -70,15 +70,30 @@ export function guardStdStreams(): void {
   process.on('warning', (w: Error) => writeErr(`kpx: warning: ${printable(w.message.replace(/\s+/g, ' '), 400)}\n`));
 }
 
+/** The width text output fits: one helper, in src/render/width.ts (COLUMNS, else the TTY's width, else 120). */
+export { textWidth as outputWidth } from '../render/width.js';
+import { fitText, textWidth } from '../render/width.js';
+import { page, pagerFor } from './pager.js';
+
 /**
- * The width tables are fitted to: `COLUMNS` when set (a script's choice), else the terminal's
- * width on a TTY, else 120 (piped output, CI logs, issue comments).
+ * The way out of every text answer: fitted to the width (src/render/width.ts: COLUMNS, the TTY's
+ * width, else 120), each too-long line wrapped under its item, names never cut; through a pager
+ * when it is longer than the terminal (src/cli/pager.ts). `-o wide` passes `fit: false` (every
+ * cell whole, as kubectl prints it). JSON, dumps and graphs do not come here.
  */
-export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number {
-  const env = Number(process.env.COLUMNS);
-  if (Number.isInteger(env) && env > 0) return env;
-  if (stream.isTTY && stream.columns > 0) return stream.columns;
-  return 120;
+export function writeText(text: string, opts: { readonly fit?: boolean } = {}): void {
+  // Escaped first (dump text is untrusted: see writeOut), then fitted to the width it now has.
+  const safe = escapeControls(text, colorEnabled({}, process.stdout));
+  const out = opts.fit === false ? safe : fitText(safe, textWidth());
+  const pager = pagerFor(lineCount(out));
+  if (pager) page(out, pager);
+  else process.stdout.write(out);
+}
+
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /**

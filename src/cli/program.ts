@@ -3,6 +3,7 @@
  * command runs, so `kpx --help` and small jobs start fast. Building the program has no side
  * effects: main.ts runs it as the binary; the tests run it in-process (test/helpers/cli.ts).
  */
+import { setPagerEnabled } from './pager.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { collectRepeatable } from './inputs.js';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
@@ -126,7 +127,8 @@ function inputOptions(cmd: Command): Command {
     .option('-i, --input <path>', 'a dump file, a bundle directory, a .gz file, or - for stdin (repeatable); none = collect from this node', collectRepeatable, [])
     .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
     .option('--node <name>', 'with a cluster bundle (one folder per node): the node to read; for trace, the node the packet starts on')
-    .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)');
+    .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)')
+    .option('--no-pager', 'never page a long answer (default on a terminal: KPX_PAGER, PAGER, else less -FRX)');
 }
 
 async function run(action: () => Promise<number>): Promise<void> {
@@ -159,7 +161,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .exitOverride((err) => {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') hooks.exit(0);
       hooks.exit(ExitCode.Error);
-    });
+    })
+    // `--no-pager` on any command: this run writes straight to stdout (set per run: in-process runs share the module).
+    .hook('preAction', (_program, command) => setPagerEnabled(command.opts().pager !== false));
 
   addReaders(program);
   addAnalyses(program);
@@ -199,7 +203,7 @@ function addAnalyses(program: Command): void {
       .command('services')
       .description("list the Services this node's dataplane implements, with endpoints, policies and state")
       .argument('[inputs...]', 'dump files or bundle directories')
-      .option('--service <ns/name|vip>', 'show one Service in detail, with every chain and rule it owns')
+      .option('--service <target>', 'show the Service ports a target names in detail, with every chain and rule they own: ns/name[:port][/proto], VIP[:PORT][/proto] or nodeport:PORT (the grammar of trace)')
       .option('--namespace <ns>', 'only Services in this namespace')
       .option('--state <state>', 'only Services in this state (healthy, no-endpoints, no-local-endpoints, partial)')
       .option('--nodes', 'compare the nodes of a cluster bundle (-i DIR, or several -i NODE_DIR): where they disagree per Service')
@@ -279,6 +283,7 @@ function addComparisons(program: Command): void {
     .option('--node-ip <ip>', "one of the node's own addresses, when no `ip addr` dump says them (repeatable)", collectRepeatable, [])
     .option('--max-rules <n>', 'list at most this many changed rules per chain in text output', '20')
     .option('--no-color', 'no colour, even on a terminal (NO_COLOR is honoured too)')
+    .option('--no-pager', 'never page a long answer (default on a terminal: KPX_PAGER, PAGER, else less -FRX)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .addHelpText('after', examples('diff'))
     .action((oldPath, newPath, opts) => run(async () => (await import('./commands/diff.js')).diffAction(oldPath, newPath, opts)));
@@ -298,7 +303,7 @@ function addComparisons(program: Command): void {
       .command('graph')
       .description('the chain/set/virtual-server graph of Services (or the whole node) as Graphviz DOT or Mermaid')
       .argument('[inputs...]', 'dump files or bundle directories')
-      .option('--service <ns/name|vip>', 'only this Service (repeatable)', collectRepeatable, [])
+      .option('--service <target>', 'only the Service ports this target names: ns/name[:port], VIP[:PORT] or nodeport:PORT, each [/proto] (repeatable)', collectRepeatable, [])
       .addOption(new Option('--format <format>', 'graph language').choices(['dot', 'mermaid']).default('dot'))
       .option('--svg <file>', 'also render the graph to this SVG file (Graphviz built in, as WebAssembly)')
       .option('--output <file>', 'write the DOT/Mermaid text to this file instead of stdout'),
@@ -311,7 +316,7 @@ function addComparisons(program: Command): void {
       .description('write a one-file incident report: snapshot summary, lint findings, Service table, graphs')
       .argument('[inputs...]', 'dump files or bundle directories')
       .requiredOption('-o, --output <file>', 'report.md or report.html (format from the extension; - for Markdown on stdout)')
-      .option('--service <ns/name|vip>', 'draw the graph of this Service (repeatable)', collectRepeatable, [])
+      .option('--service <target>', 'draw the graph of the Service ports this target names: ns/name[:port], VIP[:PORT] or nodeport:PORT, each [/proto] (repeatable)', collectRepeatable, [])
       .addOption(new Option('--format <format>', 'force the format').choices(['md', 'html']))
       .option('--no-lint', 'leave out lint findings'),
   ).addHelpText('after', examples('report'))

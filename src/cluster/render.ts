@@ -3,16 +3,17 @@ import { printable, appendAll } from '../source/index.js';
 import type { Colors } from '../render/colors.js';
 import { chalkInit, terminalText } from '../render/colors.js';
 import { assumptionText, boundedStep, conditionText, fateText, formatPct, shownSteps, stepLines, traceJson } from '../render/trace.js';
-import { compareOutcomes, sharedSteps, TRACE_WIDTH, wrapWords } from '../render/trace-layout.js';
+import { compareOutcomes, sharedSteps, wrapWords } from '../render/trace-layout.js';
+import { textWidth } from '../render/width.js';
 import type { NodeComparison, NodeDifference } from './compare.js';
 import { renderColumns, type Cell, type Column } from '../render/columns.js';
-import { elideServiceName } from '../render/services.js';
 import type { CrossHop, CrossPath, CrossTrace } from './trace.js';
 import type { ClusterSnapshot } from './types.js';
 
 const COMPARISON_COLUMNS: readonly Column[] = [
-  { head: 'service', shrink: true, min: 20, elide: elideServiceName },
-  { head: 'cluster-ip', shrink: true, min: 15 },
+  // Names and addresses are copied into the next command: never cut (a long one goes alone on its line).
+  { head: 'service', keep: true },
+  { head: 'cluster-ip', keep: true },
   { head: 'port(s)' },
   { head: 'agree' },
   { head: 'differences', shrink: true, min: 12 },
@@ -110,7 +111,7 @@ function pathHead(path: CrossPath, c: Colors): string[] {
   const road = path.nodes.length > 1 ? `${path.nodes.join(' → ')}, ` : '';
   const masq = path.hops.some((h) => h.outcome.masquerade) ? ' · masquerade' : '';
   const fate = fateText(o, plain);
-  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${road}${endText(path, plain)}${masq}`, '           ', TRACE_WIDTH, `${formatPct(path.probability).padStart(7)}  `);
+  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${road}${endText(path, plain)}${masq}`, '           ', textWidth(), `${formatPct(path.probability).padStart(7)}  `);
   lines[0] = lines[0].replace(fate, fateText(o, c));
   return lines;
 }
@@ -145,15 +146,15 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
   const who = o.services.length ? o.services.join(', ') : `no Service on ${t.origin.node} matches`;
   lines.push(`${c.bold(printable(who, 200))}  ${t.request.destination}/${t.request.protocol}  from ${t.origin.node}`);
   const paths = [...t.paths].sort((a, b) => compareOutcomes({ ...a.hops[0].outcome, probability: a.probability, destination: a.destination }, { ...b.hops[0].outcome, probability: b.probability, destination: b.destination }));
-  if (paths.length) appendAll(lines, wrapWords(crossAnswer(paths), '           ', TRACE_WIDTH, '  verdict  '));
+  if (paths.length) appendAll(lines, wrapWords(crossAnswer(paths), '           ', textWidth(), '  verdict  '));
   const p = o.packet;
   lines.push(`  packet   ${p.from} ${p.src}:${p.sport} → ${t.request.destination}/${p.protocol} on ${t.origin.node}${p.inInterface ? ` in on ${p.inInterface}` : ''}${p.local ? ' (locally generated)' : ''}`);
   lines.push('');
   for (const path of paths) appendAll(lines, pathHead(path, c));
   if (paths.length === 0) lines.push("no outcome: the first node's trace produced nothing to follow");
   lines.push('');
-  for (const a of o.assumptions) appendAll(lines, wrapWords(printable(assumptionText(a), 240), '          ', TRACE_WIDTH, '  assume  ').map((l) => c.dim(l)));
-  appendAll(lines, wrapWords(t.nodes.join(', '), '          ', TRACE_WIDTH, '  nodes   ').map((l) => c.dim(l)));
+  for (const a of o.assumptions) appendAll(lines, wrapWords(printable(assumptionText(a), 240), '          ', textWidth(), '  assume  ').map((l) => c.dim(l)));
+  appendAll(lines, wrapWords(t.nodes.join(', '), '          ', textWidth(), '  nodes   ').map((l) => c.dim(l)));
 
   // The first node's steps every path shares, once; then each path's own.
   const origin = t.origin.node;
@@ -169,30 +170,30 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
   paths.forEach((path, k) => {
     lines.push('');
     appendAll(lines, pathHead(path, c));
-    for (const a of path.assumptions) appendAll(lines, wrapWords(printable(a, 200), '                ', TRACE_WIDTH, '         assume ').map((l) => c.dim(l)));
+    for (const a of path.assumptions) appendAll(lines, wrapWords(printable(a, 200), '                ', textWidth(), '         assume ').map((l) => c.dim(l)));
     path.hops.forEach((h: CrossHop, i) => {
       const loc = (f: string | null, l: number | null) => shortFile(f, l, dirs, h.node);
       const head = h.arriving ? `  arrives ${h.arriving.src}:${h.arriving.sport} → ${h.arriving.dst}:${h.arriving.dport}${h.trace?.packet.inInterface ? ` in on ${h.trace.packet.inInterface}` : ''} (source ${h.arriving.srcReason})` : '';
-      appendAll(lines, wrapWords(`${h.role}${head}`, '        ', TRACE_WIDTH, `    [${h.node}] `).map((l, j) => (j === 0 ? l.replace(`[${h.node}]`, `[${c.cyan(h.node)}]`) : l)));
+      appendAll(lines, wrapWords(`${h.role}${head}`, '        ', textWidth(), `    [${h.node}] `).map((l, j) => (j === 0 ? l.replace(`[${h.node}]`, `[${c.cyan(h.node)}]`) : l)));
       if (h.trace && h.trace.outcomes.length > 1) lines.push(c.dim(`      this node's trace splits: ${formatPct(h.outcome.probability)} on this branch`));
-      for (const cond of h.outcome.conditions) appendAll(lines, wrapWords(printable(conditionText(cond), 200), '        ', TRACE_WIDTH, '      ').map((l) => c.yellow(l)));
+      for (const cond of h.outcome.conditions) appendAll(lines, wrapWords(printable(conditionText(cond), 200), '        ', textWidth(), '      ').map((l) => c.yellow(l)));
       const steps = i === 0 ? firstRoads[k].slice(before, firstRoads[k].length - after) : shownSteps(h.outcome, verbose);
       appendAll(lines, stepLines(steps, c, '      ', { verbose, loc }));
       if (h.outcome.masquerade) lines.push(`      masquerade${h.outcome.snatTo ? ` to ${h.outcome.snatTo}` : ''}`);
       const r = h.outcome.route;
       if (r) {
         const at = loc(r.file, r.line);
-        appendAll(lines, wrapWords(`${printable(r.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      route  '));
+        appendAll(lines, wrapWords(`${printable(r.summary, 200)}${at ? ` (${at})` : ''}`, '             ', textWidth(), '      route  '));
       }
       if (h.next) {
         const at = loc(h.next.file, h.next.line);
-        appendAll(lines, wrapWords(`${printable(h.next.summary, 200)}${at ? ` (${at})` : ''}`, '             ', TRACE_WIDTH, '      next   '));
+        appendAll(lines, wrapWords(`${printable(h.next.summary, 200)}${at ? ` (${at})` : ''}`, '             ', textWidth(), '      next   '));
       }
     });
     const e = path.end;
     const ownerAt = e.owner ? shortFile(e.owner.file, e.owner.line, dirs, e.owner.node) : '';
-    appendAll(lines, wrapWords(`${printable(e.summary, 240)}${ownerAt ? ` (${e.owner!.node}: ${ownerAt})` : ''}`, '           ', TRACE_WIDTH, '    end    '));
-    for (const pr of path.problems) appendAll(lines, wrapWords(`problem: ${printable(pr, 240)}`, '      ', TRACE_WIDTH, '    ').map((l) => c.red(l)));
+    appendAll(lines, wrapWords(`${printable(e.summary, 240)}${ownerAt ? ` (${e.owner!.node}: ${ownerAt})` : ''}`, '           ', textWidth(), '    end    '));
+    for (const pr of path.problems) appendAll(lines, wrapWords(`problem: ${printable(pr, 240)}`, '      ', textWidth(), '    ').map((l) => c.red(l)));
   });
   return terminalText(lines.join('\n') + '\n', c);
 }

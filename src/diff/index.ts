@@ -18,8 +18,11 @@ import { servicePortName } from '../kube/hash.js';
 import { diffSequences } from './sequence.js';
 import { appendAll } from '../source/index.js';
 import { crossModeValue, isCrossMode, modesOf, notComparedBetween, pairAcrossModes, type ModeChange } from './modes.js';
+import { evidenceOf, identityOneSided, unattachedFrontEnd, notComparedWithout, oneSidedEvidence, valueWithout, type EvidenceKind, type OneSidedEvidence } from './evidence.js';
+import type { NotCompared } from './modes.js';
 
 export type { ModeChange, NotCompared } from './modes.js';
+export type { EvidenceKind, OneSidedEvidence } from './evidence.js';
 
 /** The fields of a Service port compared one by one (endpoints are compared separately). */
 export const SERVICE_FIELDS = [
@@ -72,7 +75,7 @@ export interface EndpointRef {
 
 export interface EndpointChange {
   readonly address: string;
-  /** share: the endpoint's share of new connections (only when both sides have the same endpoints). */
+  /** share: the endpoint's share of new connections (it moves too when endpoints come or go). */
   readonly field: 'local' | 'weight' | 'share';
   readonly old: unknown;
   readonly new: unknown;
@@ -116,6 +119,19 @@ export interface SnapshotDiff {
   readonly new: { readonly name: string; readonly files: readonly string[]; readonly servicePorts: number };
   /** Present when different proxy modes wrote the two sides: said once, Services still compared. */
   readonly modes?: ModeChange;
+  /**
+   * Present when one side holds evidence the other lacks (an `ip route`, API objects, an ipset
+   * listing): said once, and what rests on it is compared only where both sides tell it.
+   */
+  readonly evidence?: {
+    readonly oneSided: readonly OneSidedEvidence[];
+    /** Service fields that rest on that evidence, left out of the comparison (with why). */
+    readonly notCompared: readonly NotCompared[];
+    /** Endpoints on both sides whose locality only one side can tell: not compared. */
+    readonly localityNotCompared: number;
+    /** Front ends (external, LoadBalancer) one side cannot attach to their Service: not compared. */
+    readonly frontEndsNotCompared: number;
+  };
   readonly services: {
     readonly added: readonly ServiceSummary[];
     readonly removed: readonly ServiceSummary[];
@@ -128,8 +144,9 @@ export interface SnapshotDiff {
     /** Across proxy modes: each side's kube-proxy rules/members/virtual servers, not compared rule by rule. */
     readonly proxyRules?: { readonly old: number; readonly new: number };
     /**
-     * Across proxy modes: rules of a kind only one side's dumps hold (an nftables-mode node dumped
-     * without iptables-save): absent from a dump is not removed, so they are counted, not compared.
+     * Rules of a kind only one side's dumps hold (an nftables-mode node dumped without
+     * iptables-save, a bundle without its ipset listing): absent from a dump is not removed, so
+     * they are counted, not compared.
      */
     readonly oneSided?: readonly { readonly kind: UnitKind; readonly side: 'old' | 'new'; readonly units: number; readonly items: number }[];
     readonly unexplained: readonly UnitChange[];
@@ -173,7 +190,12 @@ type ValueOf = (s: ServicePort, other: ServicePort, field: ComparedField) => unk
 const sameModeValue: ValueOf = (s, _other, field) => (s as unknown as Record<string, unknown>)[field];
 const SHARE_EPSILON = 1e-9;
 
-function compareService(a: ServicePort, b: ServicePort, fieldsCompared: readonly ComparedField[] = SERVICE_FIELDS, valueOf: ValueOf = sameModeValue): ServiceChange | undefined {
+/** Counts what a comparison left out for want of evidence on one side (said once in the diff). */
+interface Uncompared {
+  locality: number;
+}
+
+function compareService(a: ServicePort, b: ServicePort, uncompared: Uncompared, fieldsCompared: readonly ComparedField[], valueOf: ValueOf): ServiceChange | undefined {
   const fields: FieldChange[] = [];
   for (const f of fieldsCompared) {
     const x = valueOf(a, b, f);
@@ -187,15 +209,15 @@ function compareService(a: ServicePort, b: ServicePort, fieldsCompared: readonly
   const endpointsAdded = [...newEps.entries()].filter(([k]) => !oldEps.has(k)).map(([, e]) => ref(e));
   const endpointsRemoved = [...oldEps.entries()].filter(([k]) => !newEps.has(k)).map(([, e]) => ref(e));
   const endpointsChanged: EndpointChange[] = [];
-  const sameSet = endpointsAdded.length === 0 && endpointsRemoved.length === 0;
   for (const [k, o] of oldEps) {
     const n = newEps.get(k);
     if (!n) continue;
-    // Only what both sides know: an unknown locality, a weight one mode does not have, is no change.
+    // Only what both sides know: an unknown locality (no `ip route` on one side), a weight one mode does not have, is no change.
     if (o.local !== null && n.local !== null && o.local !== n.local) endpointsChanged.push({ address: k, field: 'local', old: o.local, new: n.local });
+    else if ((o.local === null) !== (n.local === null)) uncompared.locality++;
     if (o.weight !== undefined && n.weight !== undefined && o.weight !== n.weight) endpointsChanged.push({ address: k, field: 'weight', old: o.weight, new: n.weight });
-    // A share moves by itself only when the endpoints stay the same (else every share moves with the count).
-    if (sameSet && o.probability !== null && n.probability !== null && Math.abs(o.probability - n.probability) > SHARE_EPSILON) endpointsChanged.push({ address: k, field: 'share', old: o.probability, new: n.probability });
+    // The endpoints that stay take a new share when others come or go (33% → 50% when one of three leaves): said.
+    if (o.probability !== null && n.probability !== null && Math.abs(o.probability - n.probability) > SHARE_EPSILON) endpointsChanged.push({ address: k, field: 'share', old: o.probability, new: n.probability });
   }
   if (fields.length === 0 && endpointsAdded.length === 0 && endpointsRemoved.length === 0 && endpointsChanged.length === 0) return undefined;
   return { key: serviceKey(a), old: summary(a), new: summary(b), fields, endpointsAdded, endpointsRemoved, endpointsChanged };
@@ -224,6 +246,8 @@ interface Item {
 
 interface Unit {
   readonly kind: UnitKind;
+  /** The dump it comes from: compared only when the other side holds that kind of dump too. */
+  readonly evidence: EvidenceKind;
   readonly unit: string;
   readonly items: Item[];
   readonly policy?: string;
@@ -260,6 +284,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
       for (const c of t.chains) {
         add({
           kind: 'iptables-chain',
+          evidence: rs.family === 6 ? 'iptables v6' : 'iptables v4',
           unit: `iptables v${rs.family} ${t.name}/${c.name}`,
           owner: c.name,
           kubeProxy: c.name.startsWith('KUBE-'),
@@ -275,6 +300,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
       for (const c of t.chains) {
         add({
           kind: 'nft-chain',
+          evidence: 'nft',
           unit: `nft ${tname}/${c.name}`,
           owner: c.name,
           kubeProxy: t.name === 'kube-proxy',
@@ -285,6 +311,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
       for (const set of t.sets) {
         add({
           kind: 'nft-set',
+          evidence: 'nft',
           unit: `nft ${tname} ${set.kind} ${set.name}`,
           owner: set.name,
           kubeProxy: t.name === 'kube-proxy',
@@ -296,6 +323,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
   for (const set of s.ipsets) {
     add({
       kind: 'ipset',
+      evidence: 'ipset',
       unit: `ipset ${set.name}`,
       owner: set.name,
       kubeProxy: set.name.startsWith('KUBE-'),
@@ -311,7 +339,7 @@ function collectUnits(s: NodeSnapshot): Map<string, Unit> {
       for (const r of vs.realServers) ipvsItems.push({ text: `${key} -> ${realServerKey(r)} ${r.forward ?? ''} weight ${r.weight ?? '?'}`.trim(), file: vs.file, line: r.line });
     }
   }
-  if (ipvsItems.length) add({ kind: 'ipvs', unit: 'ipvs', owner: 'ipvs', kubeProxy: true, items: ipvsItems.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)) });
+  if (ipvsItems.length) add({ kind: 'ipvs', evidence: 'ipvs', unit: 'ipvs', owner: 'ipvs', kubeProxy: true, items: ipvsItems.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)) });
   return units;
 }
 
@@ -460,48 +488,63 @@ export function diffSnapshots(oldSnap: NodeSnapshot, oldRes: Resolution, newSnap
   const oldModes = modesOf(oldRes.services);
   const newModes = modesOf(newRes.services);
   const cross = isCrossMode(oldModes, newModes);
-  const { pairs, removedE, addedE } = pairServices(oldRes, newRes, cross);
+  const oldEvidence = evidenceOf(oldSnap);
+  const newEvidence = evidenceOf(newSnap);
+  const evidence = oneSidedEvidence(oldEvidence, newEvidence);
+  // What rests on evidence only one side has is not compared (said once, with why).
+  const leftOut = notComparedWithout(evidence, { old: oldModes, new: newModes });
+  const paired = pairServices(oldRes, newRes, cross || identityOneSided(evidence));
+  const { pairs } = paired;
+  let { removedE, addedE } = paired;
+  let frontEnds = 0;
+  if (leftOut.some((n) => n.what.startsWith('nodePort and external'))) {
+    const unattached = unattachedFrontEnd([...oldRes.services, ...newRes.services]);
+    const before = removedE.length + addedE.length;
+    removedE = removedE.filter(([, s]) => !unattached(s));
+    addedE = addedE.filter(([, s]) => !unattached(s));
+    frontEnds = before - removedE.length - addedE.length;
+  }
   const removed = removedE.map(([, s]) => s);
   const added = addedE.map(([, s]) => s);
   const changed: [ServicePort, ServicePort, ServiceChange][] = [];
   let unchanged = 0;
+  const uncompared: Uncompared = { locality: 0 };
+  const base: ValueOf = cross ? crossModeValue : sameModeValue;
+  const valueOf: ValueOf = leftOut.length ? (s, other, f) => valueWithout(leftOut, f, base(s, other, f)) : base;
+  const fields = cross ? CROSS_MODE_FIELDS : SERVICE_FIELDS;
   for (const [s, t, k] of pairs) {
-    const c = cross ? compareService(s, t, CROSS_MODE_FIELDS, crossModeValue) : compareService(s, t);
+    const c = compareService(s, t, uncompared, fields, valueOf);
     if (c) changed.push([s, t, { ...c, key: k, old: { ...c.old, key: k }, new: { ...c.new, key: k } }]);
     else unchanged++;
   }
   const explain = explainTokens({ removed, added, changed });
   const oldUnits = collectUnits(oldSnap);
   const newUnits = collectUnits(newSnap);
-  const oldKinds = unitKinds(oldUnits);
-  const newKinds = unitKinds(newUnits);
   const proxyRules = cross ? { old: dropProxyRules(oldUnits), new: dropProxyRules(newUnits) } : undefined;
-  const oneSided = cross ? [...dropOneSided(oldUnits, newKinds, 'old'), ...dropOneSided(newUnits, oldKinds, 'new')] : [];
+  // Rules of a dump only one side holds are not removed or added: counted, not compared.
+  const oneSided = [...dropOneSided(oldUnits, newEvidence, 'old'), ...dropOneSided(newUnits, oldEvidence, 'new')];
   const rules = diffUnits(oldUnits, newUnits, explain);
   const byKeyOrder = <T extends { key: string }>(xs: T[]) => xs.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   return {
     old: { name: oldSnap.name, files: oldSnap.files.map((f) => f.path), servicePorts: oldRes.services.length },
     new: { name: newSnap.name, files: newSnap.files.map((f) => f.path), servicePorts: newRes.services.length },
     ...(cross ? { modes: { old: oldModes, new: newModes, notCompared: notComparedBetween(oldModes, newModes) } } : {}),
+    ...(evidence.length > 0 || uncompared.locality > 0 ? { evidence: { oneSided: evidence, notCompared: leftOut, localityNotCompared: uncompared.locality, frontEndsNotCompared: frontEnds } } : {}),
     services: {
       added: byKeyOrder(addedE.map(([k, s]) => ({ ...summary(s), key: k }))),
       removed: byKeyOrder(removedE.map(([k, s]) => ({ ...summary(s), key: k }))),
       changed: byKeyOrder(changed.map(([, , c]) => c)),
       unchanged,
     },
-    rules: proxyRules ? { ...rules, proxyRules, oneSided } : rules,
+    rules: { ...rules, ...(proxyRules ? { proxyRules } : {}), ...(oneSided.length > 0 || proxyRules ? { oneSided } : {}) },
   };
 }
 
-/** The dump kinds a side holds: iptables, nft, ipset, ipvs. */
-const dumpKind = (k: UnitKind) => k.split('-')[0];
-const unitKinds = (units: Map<string, Unit>) => new Set([...units.values()].map((u) => dumpKind(u.kind)));
-
 /** Remove (and count) the units of kinds the other side's dumps do not hold at all. */
-function dropOneSided(units: Map<string, Unit>, otherKinds: ReadonlySet<string>, side: 'old' | 'new'): { kind: UnitKind; side: 'old' | 'new'; units: number; items: number }[] {
+function dropOneSided(units: Map<string, Unit>, other: ReadonlyMap<EvidenceKind, unknown>, side: 'old' | 'new'): { kind: UnitKind; side: 'old' | 'new'; units: number; items: number }[] {
   const counts = new Map<UnitKind, { units: number; items: number }>();
   for (const [k, u] of units) {
-    if (otherKinds.has(dumpKind(u.kind))) continue;
+    if (other.has(u.evidence)) continue;
     const c = counts.get(u.kind) ?? { units: 0, items: 0 };
     c.units++;
     c.items += u.items.length;

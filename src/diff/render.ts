@@ -1,7 +1,7 @@
 /** Text rendering of a SnapshotDiff (the JSON form is the SnapshotDiff itself). */
 import type { Colors } from '../render/colors.js';
 import { printable, appendAll } from '../source/index.js';
-import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange } from './index.js';
+import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange, EndpointChange, OneSidedEvidence, ServiceChange } from './index.js';
 import { terminalText } from '../render/colors.js';
 
 function value(v: unknown): string {
@@ -34,6 +34,7 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
     out.push(c.bold(`Proxy mode: ${d.modes.old.join('+')} → ${d.modes.new.join('+')} (not part of a Service's identity: Services compared by what both modes' dumps show)`));
     for (const n of d.modes.notCompared) out.push(c.dim(`  not compared: ${n.what} — ${n.why}`));
   }
+  if (d.evidence) appendAll(out, evidenceLines(d.evidence, c));
   out.push(
     c.bold(
       `Services: ${svc.added.length} added, ${svc.removed.length} removed, ${svc.changed.length} changed, ${svc.unchanged} unchanged` +
@@ -47,7 +48,8 @@ export function renderDiffText(d: SnapshotDiff, c: Colors, opts: DiffRenderOptio
     for (const f of ch.fields) out.push(`    ${printable(field(f), 300)}`);
     for (const e of ch.endpointsAdded) out.push(c.green(`    + endpoint ${e.address}${e.local === true ? ' (local)' : ''}`));
     for (const e of ch.endpointsRemoved) out.push(c.red(`    - endpoint ${e.address}${e.local === true ? ' (local)' : ''}`));
-    for (const e of ch.endpointsChanged) out.push(`    endpoint ${e.address} ${e.field}: ${value(e.old)} → ${value(e.new)}`);
+    for (const e of ch.endpointsChanged) if (e.field !== 'share') out.push(`    endpoint ${e.address} ${e.field}: ${value(e.old)} → ${value(e.new)}`);
+    appendAll(out, shareLines(ch));
   }
   const r = d.rules;
   out.push('');
@@ -76,5 +78,45 @@ function unitLines(u: UnitChange, c: Colors, max: number): string[] {
   list('-', u.removed, c.red, 'old');
   list('+', u.added, c.green, 'new');
   list('↕', u.moved, (s) => s, 'new');
+  return out;
+}
+
+const pct = (p: unknown) => (typeof p === 'number' ? `${(p * 100).toFixed(1).replace(/\.0$/, '')}%` : '-');
+
+/**
+ * The shares that moved, grouped by move: `share 33.3% → 50%: 10.244.1.2:80, 10.244.2.3:80`.
+ * When endpoints came or went the others' shares move with the count; the line says so.
+ */
+function shareLines(ch: ServiceChange): string[] {
+  const moves = new Map<string, EndpointChange[]>();
+  for (const e of ch.endpointsChanged) {
+    if (e.field !== 'share') continue;
+    const k = `${pct(e.old)} → ${pct(e.new)}`;
+    moves.set(k, [...(moves.get(k) ?? []), e]);
+  }
+  const why = ch.endpointsAdded.length + ch.endpointsRemoved.length > 0 ? ` (the endpoints that stay, as ${ch.old.endpoints} → ${ch.new.endpoints} endpoints share the traffic)` : '';
+  return [...moves].map(([move, es]) => `    share ${move}: ${es.map((e) => e.address).join(', ')}${why}`);
+}
+
+const EVIDENCE_NAME: Record<OneSidedEvidence['uses'][number], string> = {
+  rules: 'its rules are counted, not compared',
+  'endpoint-locality': 'endpoint locality is compared only where both sides tell it',
+  'service-names': 'Service names from it are not compared',
+};
+
+/** Said once: which evidence only one side holds, and what is therefore left uncompared. */
+function evidenceLines(ev: NonNullable<SnapshotDiff['evidence']>, c: Colors): string[] {
+  const out: string[] = [];
+  for (const side of ['old', 'new'] as const) {
+    const mine = ev.oneSided.filter((e) => e.side === side);
+    if (mine.length === 0) continue;
+    const uses = [...new Set(mine.flatMap((e) => e.uses))];
+    const kinds = mine.map((e) => `${e.kind} (${e.files.map((f) => printable(f, 200)).join(', ')})`).join('; ');
+    out.push(c.bold(`Evidence only in the ${side} snapshot: ${kinds}`));
+    out.push(c.dim(`  absent from a dump is not a change: ${uses.length ? uses.map((u) => EVIDENCE_NAME[u]).join('; ') : 'nothing compared here rests on it'}`));
+  }
+  for (const n of ev.notCompared) out.push(c.dim(`  not compared: ${n.what} — ${n.why}`));
+  if (ev.frontEndsNotCompared > 0) out.push(c.dim(`  ${ev.frontEndsNotCompared} external/LoadBalancer front end${ev.frontEndsNotCompared === 1 ? '' : 's'} one side cannot attach to a Service: not compared`));
+  if (ev.localityNotCompared > 0) out.push(c.dim(`  locality of ${ev.localityNotCompared} endpoint${ev.localityNotCompared === 1 ? '' : 's'} known on one side only: not compared`));
   return out;
 }

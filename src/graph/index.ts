@@ -34,6 +34,11 @@ export interface Graph {
   readonly title: string;
   readonly nodes: readonly GraphNode[];
   readonly edges: readonly GraphEdge[];
+  /**
+   * The nodes of each Service (ns/name), drawn as one box each so that a whole node's picture reads
+   * Service by Service; nodes two Services share (the dispatch chains, a pod behind both) stay out.
+   */
+  readonly groups?: readonly { readonly label: string; readonly nodes: readonly string[] }[];
 }
 
 const svcName = (s: ServicePort) => (s.namespace !== null && s.name !== null ? servicePortName(s.namespace, s.name, s.portName) : s.id);
@@ -42,11 +47,16 @@ class Builder {
   readonly nodes = new Map<string, GraphNode>();
   readonly edges: GraphEdge[] = [];
   private readonly edgeKeys = new Set<string>();
+  /** The nodes the Service being built uses (for its group). */
+  touched = new Set<string>();
   node(n: GraphNode): string {
     if (!this.nodes.has(n.id)) this.nodes.set(n.id, n);
+    this.touched.add(n.id);
     return n.id;
   }
   edge(from: string, to: string, label?: string): void {
+    this.touched.add(from);
+    this.touched.add(to);
     const k = `${from}\0${to}\0${label ?? ''}`;
     if (this.edgeKeys.has(k)) return;
     this.edgeKeys.add(k);
@@ -146,6 +156,11 @@ function iptablesService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): vo
   if (s.endpoints.length === 0 || s.state === 'no-local-endpoints') {
     const drop = b.node({ id: `drop:${label}/${s.protocol}/${s.family}`, kind: 'drop', label: `${label} ${s.state}`, detail: 'filter REJECT/DROP' });
     for (const f of fes) if (!b.edges.some((e) => e.from === f.id)) b.edge(f.id, drop);
+    // externalTrafficPolicy: Local without an endpoint here: the EXT chain DNATs only pods and the
+    // node itself (to the SVC chain); every other source falls through it un-translated, and
+    // filter's rule for the front end drops it. Drawn as that edge, not a verdict left floating.
+    const ext = s.state === 'no-local-endpoints' ? [...own].map((n) => nat?.chainsByName.get(n)).find((c) => c !== undefined && roleOf(c.name) === 'EXT') : undefined;
+    if (ext && nat) b.edge(chainNode(nat, ext), drop, 'other sources (Local policy, no endpoint here)');
   }
   // The Service's own chains and where their rules go.
   for (const t of rs.tables) {
@@ -252,15 +267,26 @@ function nftService(b: Builder, snapshot: NodeSnapshot, s: ServicePort): void {
 /** The graph of these Service ports (all of the node's when `services` is the whole resolution). */
 export function serviceGraph(snapshot: NodeSnapshot, services: readonly ServicePort[], title = snapshot.name): Graph {
   const b = new Builder();
+  const groups = new Map<string, Set<string>>();
+  const users = new Map<string, Set<string>>();
   for (const s of services) {
+    b.touched = new Set();
     if (s.mode === 'iptables') iptablesService(b, snapshot, s);
     else if (s.mode === 'ipvs') ipvsService(b, snapshot, s);
     else nftService(b, snapshot, s);
     // A Service whose chains are not in the dumps still shows its front ends and endpoints.
     const fes = frontendNodes(b, s);
     if (!fes.some((f) => b.edges.some((e) => e.from === f.id))) for (const e of s.endpoints) for (const f of fes) b.edge(f.id, endpointNode(b, s, e.ip, e.port), shareLabel(e.probability));
+    const service = s.namespace !== null && s.name !== null ? `${s.namespace}/${s.name}` : s.id;
+    const group = groups.get(service) ?? new Set<string>();
+    for (const id of b.touched) {
+      group.add(id);
+      users.set(id, (users.get(id) ?? new Set()).add(service));
+    }
+    groups.set(service, group);
   }
-  return { title, nodes: [...b.nodes.values()], edges: b.edges };
+  const own = [...groups].map(([label, ids]) => ({ label, nodes: [...ids].filter((id) => users.get(id)!.size === 1) })).filter((g) => g.nodes.length > 0);
+  return { title, nodes: [...b.nodes.values()], edges: b.edges, ...(own.length > 1 ? { groups: own } : {}) };
 }
 
 /** Convenience: the graph of the whole node. */
@@ -289,6 +315,10 @@ export function toDot(g: Graph): string {
   const lines = [`digraph kpx {`, `  label=${dotString(g.title)};`, '  labelloc=t;', '  rankdir=LR;', '  node [fontname="Helvetica", fontsize=10];', '  edge [fontname="Helvetica", fontsize=9];'];
   for (const n of g.nodes) lines.push(`  ${ids.get(n.id)} [label=${dotString(n.detail ? `${n.label}\n${n.detail}` : n.label)}, ${DOT_SHAPE[n.kind]}];`);
   for (const e of g.edges) lines.push(`  ${ids.get(e.from)} -> ${ids.get(e.to)}${e.label ? ` [label=${dotString(e.label)}]` : ''};`);
+  // One box per Service (Graphviz clusters), so a whole node's picture reads Service by Service.
+  for (const [i, grp] of (g.groups ?? []).entries()) {
+    lines.push(`  subgraph cluster_${i} {`, `    label=${dotString(grp.label)};`, '    style=rounded;', '    color="#9ca3af";', `    ${grp.nodes.map((id) => ids.get(id)).join('; ')};`, '  }');
+  }
   lines.push('}');
   return lines.join('\n') + '\n';
 }

@@ -2,8 +2,10 @@
  * Tables the way `kubectl get` prints them: no borders, upper-case headers, columns two spaces
  * apart, the last column unpadded. A table is fitted to a width: columns marked `shrink` give up
  * room (their long cells elided in the middle, where names are least informative) until the table
- * fits or they reach their minimum. Layout is one pass to measure and one to print: linear in the
- * table's size (a 10k-Service node prints 14k rows).
+ * fits or they reach their minimum; then columns marked `drop` are left out, least important first
+ * (`-o wide` shows them all). A `keep` column is never cut (a name an SRE must copy): a cell too
+ * long for it goes alone on its line, the rest of its row below. Layout is one pass to measure and
+ * one to print: linear in the table's size (a 10k-Service node prints 14k rows).
  */
 import { stripVTControlCharacters } from 'node:util';
 
@@ -16,6 +18,10 @@ export interface Column {
   readonly min?: number;
   /** How a cell too long for the column is cut (default: elideMiddle). */
   readonly elide?: (text: string, max: number) => string;
+  /** Never cut (a name to copy): a cell wider than the column is printed alone on its line. */
+  readonly keep?: boolean;
+  /** May be left out to fit the width: the lowest number goes first. */
+  readonly drop?: number;
 }
 
 /** A cell: plain text, or text with a colour applied after layout (colour codes take no room). */
@@ -29,21 +35,42 @@ export interface ColumnOptions {
 }
 
 export function renderColumns(columns: readonly Column[], rows: readonly (readonly Cell[])[], opts: ColumnOptions): string {
-  const widths = columns.map((c) => c.head.length);
-  for (const r of rows) {
-    for (let i = 0; i < widths.length; i++) {
-      const w = visibleWidth(textOf(r[i]));
-      if (w > widths[i]) widths[i] = w;
-    }
-  }
-  const fitted = fit(columns, widths, opts.width);
-  const out: string[] = [line(columns.map((c) => c.head.toUpperCase()), fitted, columns)];
-  for (const r of rows) out.push(line(r, fitted, columns));
-  return out.join('\n') + '\n';
+  return renderTable(columns, rows, opts).text;
 }
 
+/** The table, and the headers of the columns left out to fit (say so: `-o wide` shows them). */
+export function renderTable(columns: readonly Column[], rows: readonly (readonly Cell[])[], opts: ColumnOptions): { text: string; dropped: string[] } {
+  const measured = columns.map((c) => c.head.length);
+  for (const r of rows) {
+    for (let i = 0; i < measured.length; i++) {
+      const w = visibleWidth(textOf(r[i]));
+      if (w > measured[i]) measured[i] = w;
+    }
+  }
+  // Leave out droppable columns, least important first, while the table does not fit.
+  let shown = columns.map((_, i) => i);
+  let fitted = fit(shown.map((i) => columns[i]), shown.map((i) => measured[i]), opts.width, false);
+  const droppable = columns.map((c, i) => ({ c, i })).filter((x) => x.c.drop !== undefined).sort((a, b) => a.c.drop! - b.c.drop!);
+  const dropped: string[] = [];
+  for (const { c, i } of droppable) {
+    if (tableWidth(fitted) <= opts.width) break;
+    shown = shown.filter((j) => j !== i);
+    dropped.push(c.head.toUpperCase());
+    fitted = fit(shown.map((j) => columns[j]), shown.map((j) => measured[j]), opts.width, false);
+  }
+  // Still too wide with every droppable column gone: the names give up room (a longer one goes alone on its line).
+  if (tableWidth(fitted) > opts.width) fitted = fit(shown.map((j) => columns[j]), shown.map((j) => measured[j]), opts.width, true);
+  const cols = shown.map((i) => columns[i]);
+  const pick = (r: readonly (Cell | undefined)[]) => shown.map((i) => r[i]);
+  const out: string[] = [line(cols.map((c) => c.head.toUpperCase()), fitted, cols)];
+  for (const r of rows) out.push(line(pick(r), fitted, cols));
+  return { text: out.join('\n') + '\n', dropped };
+}
+
+const tableWidth = (w: readonly number[]) => w.reduce((n, x) => n + x, 0) + GAP.length * (w.length - 1);
+
 /** Narrow the shrinking columns, widest first, until the table fits `width` (or cannot shrink more). */
-function fit(columns: readonly Column[], widths: readonly number[], width: number): number[] {
+function fit(columns: readonly Column[], widths: readonly number[], width: number, capKept: boolean): number[] {
   const w = widths.slice();
   const total = () => w.reduce((n, x) => n + x, 0) + GAP.length * (w.length - 1);
   let excess = total() - width;
@@ -60,6 +87,15 @@ function fit(columns: readonly Column[], widths: readonly number[], width: numbe
     w[widest] -= cut;
     excess -= cut;
   }
+  // Still too wide: the `keep` columns give up room too; their longer cells go alone on a line.
+  for (let i = 0; capKept && i < w.length && excess > 0; i++) {
+    if (!columns[i].keep) continue;
+    const cut = Math.min(excess, w[i] - Math.max(columns[i].head.length, 8));
+    if (cut > 0) {
+      w[i] -= cut;
+      excess -= cut;
+    }
+  }
   return w;
 }
 
@@ -68,6 +104,11 @@ function line(cells: readonly (Cell | undefined)[], widths: readonly number[], c
   for (let i = 0; i < widths.length; i++) {
     const cell = cells[i] ?? '';
     let text = textOf(cell);
+    if (columns[i].keep && visibleWidth(text) > widths[i]) {
+      // A name is never cut: alone on its line (from its column), the rest of the row below it.
+      const whole = typeof cell === 'string' ? text : cell.paint(text);
+      return `${s}${whole}\n${line(cells.map((x, j) => (j === i ? '' : x)), widths, columns)}`;
+    }
     if (visibleWidth(text) > widths[i]) text = (columns[i].elide ?? elideMiddle)(stripVTControlCharacters(text), widths[i]);
     const pad = i === widths.length - 1 ? '' : ' '.repeat(Math.max(0, widths[i] - visibleWidth(text))) + GAP;
     s += (typeof cell === 'string' ? text : cell.paint(text)) + pad;

@@ -1,5 +1,6 @@
 /** Pure renderers for `kpx services`: a table, one Service in detail, and the JSON schema. */
-import { elideMiddle, elideStart, renderColumns, type Cell, type Column } from './columns.js';
+import { elideStart, renderTable, type Cell, type Column } from './columns.js';
+import { textWidth, wrapWords } from './width.js';
 import type { Resolution, ServicePort, ServiceState } from '../kube/types.js';
 import { stateReason } from '../kube/state-reason.js';
 import { formatHostPort } from '../model/addr.js';
@@ -44,18 +45,6 @@ export function serviceName(s: ServicePort): string {
   return `${s.namespace}/${s.name}:${s.portName ?? '<unset>'}`;
 }
 
-/**
- * `ns/name:port` cut to `max`: the namespace and the port name are kept whole while the name keeps
- * at least a few characters each side of the `…` (they tell ports of one Service apart).
- */
-export function elideServiceName(text: string, max: number): string {
-  const m = /^([^/]+\/)(.+)(:[^:]+)$/.exec(text);
-  if (m) {
-    const room = max - m[1].length - m[3].length;
-    if (room >= 7) return m[1] + elideMiddle(m[2], room) + m[3];
-  }
-  return elideMiddle(text, max);
-}
 
 /** `3 (1 local)`: how many endpoints, and how many of them are on this node (when the dumps say). */
 export function endpointSummary(s: ServicePort): string {
@@ -106,14 +95,19 @@ export function unhealthyFirst(services: readonly ServicePort[]): ServicePort[] 
   return STATE_ORDER.flatMap((st) => groups.get(st)!);
 }
 
-/** What fits 120 columns: the name, the address, the ports, the endpoints, and whether (and why not) it works. */
+/**
+ * The name, the address, the ports, the endpoints, and whether (and why not) it works. Names and
+ * addresses are never cut (an SRE copies them into the next command): to fit a narrow terminal the
+ * reason, then the endpoint count are left out (said below the table; `--service` and `-o wide`
+ * show them), then a name too long for its column goes alone on its line.
+ */
 const COLUMNS: readonly Column[] = [
-  { head: 'service', shrink: true, min: 20, elide: elideServiceName },
-  { head: 'cluster-ip', shrink: true, min: 15 },
+  { head: 'service', keep: true },
+  { head: 'cluster-ip', keep: true },
   { head: 'port(s)' },
-  { head: 'endpoints' },
+  { head: 'endpoints', drop: 2 },
   { head: 'state' },
-  { head: 'reason', shrink: true, min: 12 },
+  { head: 'reason', drop: 1 },
 ];
 
 const WIDE_COLUMNS: readonly Column[] = [
@@ -165,8 +159,9 @@ export function renderServicesTable(res: Resolution, c: Colors, opts: TableOptio
   const counts = new Map<string, number>();
   for (const s of res.services) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
   const summary = STATE_ORDER.filter((st) => counts.has(st)).map((st) => `${counts.get(st)} ${st}`).join(', ');
-  const table = renderColumns(opts.wide ? WIDE_COLUMNS : COLUMNS, rows, { width: opts.wide ? Infinity : opts.width });
-  return terminalText(`${table}${res.services.length} Service ports (${summary}).\n`, c);
+  const { text: table, dropped } = renderTable(opts.wide ? WIDE_COLUMNS : COLUMNS, rows, { width: opts.wide ? Infinity : opts.width });
+  const left = dropped.length ? `${dropped.join(' and ')} left out to fit ${opts.width} columns: -o wide shows every column.\n` : '';
+  return `${table}${res.services.length} Service ports (${summary}).\n${left}`;
 }
 
 /** Conntrack entries of a Service port (kube/conntrack.ts connectionsOf), when a conntrack dump was given. */
@@ -181,30 +176,17 @@ function stateText(s: ServicePort, c: Colors): string {
   return typeof cell === 'string' ? cell : cell.paint(cell.text);
 }
 
-/** Detail lines are at most this wide: long dump lines are cut, sentences wrapped. */
-const DETAIL_WIDTH = 120;
-
-/** `text` wrapped at spaces into lines of at most `width - indent.length`, each starting with `indent`. */
+/** `text` wrapped at spaces to the output's width (src/render/width.ts), each line starting with `indent`; nothing cut. */
 function wrap(text: string, indent: string, first = indent): string[] {
-  const out: string[] = [];
-  let cur = first;
-  for (const word of text.split(' ')) {
-    const lead = cur === first && out.length === 0 ? first : indent;
-    if (cur.length > lead.length && cur.length + 1 + word.length > DETAIL_WIDTH) {
-      out.push(cur);
-      cur = indent + word;
-    } else cur += (cur.length > lead.length ? ' ' : '') + word;
-  }
-  out.push(cur);
-  return out.map((l) => (l.length > DETAIL_WIDTH ? elideMiddle(l, DETAIL_WIDTH) : l));
+  return wrapWords(text, indent, textWidth(), first);
 }
 
-/** `kpx services --service X`: one Service port with its endpoints, problems and every dump line it owns, in 120 columns. */
+/** `kpx services --service X`: one Service port with its endpoints, problems and every dump line it owns, fitted to the width (names never cut). */
 export function renderServiceDetail(s: ServicePort, c: Colors, connections?: ServiceConnections, j?: ServiceJudgement): string {
   const lines: string[] = [];
   const reason = reasonText(s, j);
-  lines.push(`${c.bold(printable(elideMiddle(serviceName(s), 60), 60))}  ${portsText(s)}  ${stateText(s, c)}${reason ? ` (${reason})` : ''}   ${s.mode} mode, IPv${s.family}`);
-  if (s.namespace === null || s.name === null) lines.push(`  id               ${printable(elideMiddle(s.id, 100), 100)}`);
+  lines.push(`${c.bold(printable(serviceName(s), 253))}  ${portsText(s)}  ${stateText(s, c)}${reason ? ` (${reason})` : ''}   ${s.mode} mode, IPv${s.family}`);
+  if (s.namespace === null || s.name === null) lines.push(`  id               ${printable(s.id, 300)}`);
   if (s.clusterIP) lines.push(`  ClusterIP        ${formatHostPort(s.clusterIP, s.port)}`);
   if (s.nodePort !== null) lines.push(`  NodePort         ${s.nodePort}`);
   if (s.externalIPs.length) appendAll(lines, wrap(s.externalIPs.join(', '), ' '.repeat(19), '  externalIPs      '));
@@ -217,10 +199,10 @@ export function renderServiceDetail(s: ServicePort, c: Colors, connections?: Ser
     const where = e.local === true ? 'local' : e.local === false ? 'remote' : 'locality unknown';
     const conns = connections ? `  ${connections.perEndpoint.get(`${e.ip}:${e.port ?? ''}`) ?? 0} conns` : '';
     const line = `    ${formatHostPort(e.ip, e.port ?? undefined).padEnd(24)} ${e.probability === null ? ' share?' : `${(e.probability * 100).toFixed(2).padStart(6)}%`}  ${where}${e.via ? `  via ${e.via}` : ''}${e.weight !== undefined ? `  weight ${e.weight}` : ''}${conns}`;
-    lines.push(printable(elideMiddle(line, DETAIL_WIDTH), DETAIL_WIDTH));
+    lines.push(printable(line, 4096));
   }
   if (connections && connections.elsewhere > 0) lines.push(c.yellow(`    ${connections.elsewhere} conntrack entries go to no current endpoint (a gone pod, or never translated): see kpx lint`));
-  for (const u of s.unresolvedEndpoints ?? []) lines.push(printable(elideMiddle(`    ${'(address unknown)'.padEnd(24)} ${u.share === null ? ' share?' : `${(u.share * 100).toFixed(2).padStart(6)}%`}  via ${u.via} (not in the evidence)`, DETAIL_WIDTH), DETAIL_WIDTH));
+  for (const u of s.unresolvedEndpoints ?? []) lines.push(printable(`    ${'(address unknown)'.padEnd(24)} ${u.share === null ? ' share?' : `${(u.share * 100).toFixed(2).padStart(6)}%`}  via ${u.via} (not in the evidence)`, 4096));
   if (j?.unknown) appendAll(lines, wrap(printable(`unknown ${unknownPartText(j.unknown)}`, 4096), '      ', `  ${c.yellow('judgement')}  `));
   for (const cv of j?.caveats ?? []) appendAll(lines, wrap(printable(caveatText(cv), 4096), '      ', `  ${c.yellow(cv.code === 'rules-may-be-stale' ? 'stale' : 'note')}  `));
   if (s.problems.length) {

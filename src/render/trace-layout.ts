@@ -7,9 +7,6 @@ import { splitHostPort } from '../model/addr.js';
 import type { TraceOutcome, TraceStep } from '../trace/types.js';
 import { minOf } from '../source/index.js';
 
-/** Text output never goes wider than this (the README and issue 16's bar). */
-export const TRACE_WIDTH = 120;
-
 /** Outcomes by share (largest first), then by destination address and port, then verdict. */
 export function compareOutcomes(a: TraceOutcome, b: TraceOutcome): number {
   // Shares from iptables' 11-digit probabilities differ in the last bits: 1/7 and 1/7 are equal here.
@@ -55,50 +52,4 @@ export function sharedSteps(roads: readonly (readonly TraceStep[])[], opts: { ke
   return { before, after, tails: after > 0 ? tails : tails.map(() => 0) };
 }
 
-/**
- * Fold `head` + `sep` + `text` into lines of at most `width` columns: on one line when it fits, else
- * `head` alone and `text` below it under `indent`, broken at spaces (a word longer than a line is
- * cut). Inputs are plain text (colour is applied per line by the caller).
- */
-export function fold(head: string, text: string, indent: string, width = TRACE_WIDTH, sep = '  '): string[] {
-  const one = text ? `${head}${sep}${text}` : head;
-  if (one.length <= width) return [one];
-  // A separator that is a word (`: `) stays at the end of the head when the text moves below.
-  const lead = head + sep.trimEnd();
-  const lines = lead.length <= width ? [lead] : hardWrap(lead, indent, width);
-  if (!text) return lines;
-  return [...lines, ...wrapWords(text, indent, width)];
-}
-
-/**
- * `text` broken at spaces into lines of at most `width`, each starting with `indent` — the first
- * with `first` instead when given (a hanging indent under a label).
- */
-export function wrapWords(text: string, indent: string, width = TRACE_WIDTH, first = indent): string[] {
-  const out: string[] = [];
-  let lead = first;
-  let line = '';
-  const room = () => Math.max(20, width - lead.length);
-  for (const word of text.split(' ')) {
-    for (const piece of chunks(word, Math.max(20, width - indent.length))) {
-      if (line && line.length + 1 + piece.length > room()) {
-        out.push(lead + line.trimEnd());
-        lead = indent;
-        line = piece;
-      } else line = line ? `${line} ${piece}` : piece;
-    }
-  }
-  if (line) out.push(lead + line);
-  return out;
-}
-
-function hardWrap(text: string, indent: string, width: number): string[] {
-  return [text.slice(0, width), ...chunks(text.slice(width), Math.max(20, width - indent.length)).map((c) => indent + c)];
-}
-
-function chunks(word: string, room: number): string[] {
-  if (word.length <= room) return [word];
-  const out: string[] = [];
-  for (let i = 0; i < word.length; i += room) out.push(word.slice(i, i + room));
-  return out;
-}
+export { fold, wrapWords } from './width.js';

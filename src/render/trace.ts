@@ -9,7 +9,8 @@ import { printable, appendAll, maxOf } from '../source/index.js';
 import { formatHostPort } from '../model/addr.js';
 import type { NoMatchCode, Plan, PlannedTrace, Target } from '../trace/target.js';
 import { chalkInit, type Colors, terminalText } from './colors.js';
-import { compareOutcomes, fold, sharedSteps, TRACE_WIDTH, wrapWords } from './trace-layout.js';
+import { compareOutcomes, fold, sharedSteps, wrapWords } from './trace-layout.js';
+import { textWidth } from './width.js';
 import type { FlowJudgement } from '../judge/index.js';
 import { caveatText, noServiceText, pinText, unknownText as unknownPartText } from './judgement.js';
 
@@ -451,7 +452,7 @@ export function outcomeHead(o: TraceOutcome, c: Colors, indent: string): string[
   const masq = masqueradeText(o);
   const where = printable(whereText(o), 240) + (masq ? ` · ${masq}` : '');
   const fate = fateText(o, chalkless);
-  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${where}`, `${indent}           `, TRACE_WIDTH, head);
+  const lines = wrapWords(`${fate}${o.verdict === 'UNKNOWN' ? ':' : ' '} ${where}`, `${indent}           `, textWidth(), head);
   // Colour the fate after folding (widths are counted on plain text).
   lines[0] = lines[0].replace(fate, fateText(o, c));
   return lines;
@@ -496,7 +497,7 @@ function routeLines(o: TraceOutcome, c: Colors, indent: string, opts: TextOption
   const r = o.route;
   if (r) {
     const where = opts.loc ? opts.loc(r.file, r.line) : r.line ? `${r.file}:${r.line}` : '';
-    appendAll(lines, wrapWords(`${printable(r.summary, 200)}${where ? ` (${printable(where, 400)})` : ''}`, `${indent}       `, TRACE_WIDTH, `${indent}route  `));
+    appendAll(lines, wrapWords(`${printable(r.summary, 200)}${where ? ` (${printable(where, 400)})` : ''}`, `${indent}       `, textWidth(), `${indent}route  `));
     if (r.policyRule) appendAll(lines, wrapWords(`chosen by ip rule ${printable(r.policyRule, 160)}`, `${indent}      `).map((l) => c.dim(l)));
     if (r.problem) appendAll(lines, wrapWords(`problem: ${r.problem}`, indent).map((l) => c.red(l)));
   }
@@ -511,7 +512,7 @@ function conditionLines(conds: readonly Condition[], c: Colors, indent: string):
   return conds.flatMap((cond, k) => {
     const text = `${indent}${k === 0 ? '' : 'and '}${printable(conditionText(cond), 240)}`;
     const cut = text.lastIndexOf(' (');
-    const lines = text.length <= TRACE_WIDTH ? [text] : cut > indent.length ? [...wrapWords(text.slice(0, cut).trimStart(), indent), ...wrapWords(text.slice(cut + 1), `${indent}    `)] : wrapWords(text.trimStart(), indent);
+    const lines = text.length <= textWidth() ? [text] : cut > indent.length ? [...wrapWords(text.slice(0, cut).trimStart(), indent), ...wrapWords(text.slice(cut + 1), `${indent}    `)] : wrapWords(text.trimStart(), indent);
     return lines.map((l) => c.yellow(l));
   });
 }
@@ -634,7 +635,7 @@ export function renderNoMatchText(m: Extract<Plan, { kind: 'no-match' }>, c: Col
     const w = Math.min(40, maxOf(m.suggestions.map((s) => s.target.length)));
     for (const s of m.suggestions) {
       const first = `  ${printable(s.target, 80).padEnd(w)}  `;
-      appendAll(lines, (s.services.length ? wrapWords(printable(s.services.join(', '), 400), ' '.repeat(Math.min(first.length, 44)), TRACE_WIDTH, first) : [first.trimEnd()]));
+      appendAll(lines, (s.services.length ? wrapWords(printable(s.services.join(', '), 400), ' '.repeat(Math.min(first.length, 44)), textWidth(), first) : [first.trimEnd()]));
     }
   }
   if (m.more) lines.push(`  … and ${m.more} more (kpx services lists them all)`);

@@ -257,3 +257,33 @@ function nearestAddresses(ipText: string, services: readonly ServicePort[]): Sug
     return { target: a, services: [...new Set(at.map((s) => `${serviceLabel(s)} ${s.port}/${s.protocol ?? '?'}`))] };
   });
 }
+
+/**
+ * The Service ports a target names (`services --service`, `graph --service`, `report --service`):
+ * the same grammar as `kpx trace`. `ns/name[:port]` by name and port name or number, a bare VIP by
+ * any of a Service's addresses (cluster, external, LoadBalancer), `VIP:PORT` by address and port,
+ * `nodeport:PORT` by NodePort; a `/proto` suffix narrows each to that protocol.
+ */
+export function targetSelects(t: Target): (s: ServicePort) => boolean {
+  const proto = t.kind === 'address' ? t.dest.protocol : t.protocol;
+  const protoOk = (s: ServicePort) => proto === undefined || s.protocol === proto;
+  switch (t.kind) {
+    case 'service':
+      return (s) => s.namespace === t.namespace && s.name === t.name && (t.port === undefined || s.portName === t.port || String(s.port) === t.port) && protoOk(s);
+    case 'vip':
+      return (s) => addressesOf(s).some((a) => sameIp(a, t.ip)) && protoOk(s);
+    case 'address':
+      return (s) => s.port === t.dest.port && addressesOf(s).some((a) => sameIp(a, t.dest.ip)) && protoOk(s);
+    case 'nodeport':
+      return (s) => s.nodePort === t.port && protoOk(s);
+  }
+}
+
+/**
+ * Why nothing was selected, with the near misses: the trace planner's answer, or (for an address
+ * the planner would trace as given, a pod or anything) a plain unknown address.
+ */
+export function noMatchFor(t: Target, res: Resolution, snapshot: NodeSnapshot): Extract<Plan, { kind: 'no-match' }> {
+  const plan = planTarget(t, res, snapshot);
+  return plan.kind === 'no-match' ? plan : { kind: 'no-match', code: 'unknown-address', target: t.text, suggestions: [] };
+}

@@ -27,7 +27,8 @@ describe('kpx inspect on a kube-proxy restore payload', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/payload\.txt +iptables-save \(restore-input\) /);
     expect(r.stdout).toMatch(/^(\S*\/)?save\.txt +iptables-save +\d/m);
-    const partial = r.stdout.split('\n').filter((l) => l.startsWith('partial:'));
+    // Each line is wrapped to the width under its first: read whole.
+    const partial = r.stdout.replace(/\n +/g, ' ').split('\n').filter((l) => l.startsWith('partial:'));
     expect(partial).toHaveLength(1);
     expect(partial[0]).toContain('payload.txt: iptables-restore --noflush input');
     expect(partial[0]).toContain('built-in chains');

@@ -131,6 +131,45 @@ describe('graph', () => {
     });
   }
 
+  it('a verdict is never left floating: every drop node has an edge into it (externalTrafficPolicy Local included)', async () => {
+    for (const mode of ['iptables', 'nftables', 'ipvs']) {
+      const snap = await loadSnapshot([new URL(`../../samples/${mode}-mode-node`, import.meta.url).pathname]);
+      const res = await resolveServices(snap);
+      const g = serviceGraph(snap, res.services, mode);
+      const drops = g.nodes.filter((n) => n.kind === 'drop');
+      if (mode === 'iptables') expect(drops.length).toBeGreaterThanOrEqual(6);
+      for (const d of drops) expect(g.edges.some((e) => e.to === d.id), `${mode}: ${d.label}`).toBe(true);
+    }
+    // The Local-policy NodePort without a local endpoint: its EXT chain sends other sources to the drop.
+    const snap = await loadSnapshot([new URL('../../samples/iptables-mode-node', import.meta.url).pathname]);
+    const res = await resolveServices(snap);
+    const g = serviceGraph(snap, res.services.filter((s) => s.name === 'nodeport-local-no-local-endpoints'), 't');
+    const drop = g.nodes.find((n) => n.kind === 'drop')!;
+    const into = g.edges.filter((e) => e.to === drop.id).map((e) => [g.nodes.find((n) => n.id === e.from)!.detail, e.label]);
+    expect(into).toEqual([['KUBE-EXT-ECWMWIKMYMKN7T4W', 'other sources (Local policy, no endpoint here)']]);
+  });
+
+  it('the whole node: one box per Service (Graphviz clusters), shared dispatch chains outside every box', async () => {
+    const snap = await loadSnapshot([SAMPLE]);
+    const res = await resolveServices(snap);
+    const g = serviceGraph(snap, res.services, 'node');
+    const services = new Set(res.services.map((s) => `${s.namespace}/${s.name}`));
+    expect(g.groups?.map((x) => x.label).sort()).toEqual([...services].sort());
+    const grouped = g.groups!.flatMap((x) => x.nodes);
+    expect(new Set(grouped).size).toBe(grouped.length);
+    const dispatch = g.nodes.filter((n) => n.kind === 'dispatch');
+    expect(dispatch.length).toBeGreaterThan(0);
+    for (const d of dispatch) expect(grouped).not.toContain(d.id);
+    // kube-dns's endpoint chains are in kube-dns's box.
+    const dns = g.groups!.find((x) => x.label === 'kube-system/kube-dns')!;
+    const seps = g.nodes.filter((n) => n.kind === 'endpoint-chain' && n.label.startsWith('kube-system/kube-dns:'));
+    expect(seps.length).toBeGreaterThanOrEqual(4);
+    for (const n of seps) expect(dns.nodes).toContain(n.id);
+    const dot = toDot(g);
+    expect(dot.match(/^ {2}subgraph cluster_\d+ \{$/gm)?.length).toBe(services.size);
+    await checkDot(dot, g);
+  });
+
   it('escapes hostile dump text in DOT and Mermaid', async () => {
     const { s, r } = await load([HOSTILE]);
     const g = serviceGraph(s, r.services, 'title with "quotes" and <tags>');
@@ -156,7 +195,14 @@ describe('graph', () => {
     expect(out[0]).toMatch(/^flowchart LR\n/);
     expect(out[0]).toContain('kube-system/kube-dns:dns-tcp · SVC');
     expect(readFileSync(svg, 'utf8')).toContain('default/kubernetes:https');
-    await expect(graphAction([SAMPLE], { format: 'dot', service: ['nope/none'] })).rejects.toThrow(/no Service matches/);
+    // A --service that names nothing: the near misses on stderr, exit 2 (as every command's miss).
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await graphAction([SAMPLE], { format: 'dot', service: ['kube-system/kube-dsn'] })).toBe(2);
+      expect(err.mock.calls.map((c) => String(c[0])).join('')).toBe('no Service kube-system/kube-dsn in the dumps\ndid you mean:\n  kube-system/kube-dns\n');
+    } finally {
+      err.mockRestore();
+    }
   });
 });
 

@@ -17,6 +17,10 @@ import { reportBlocks } from '../../src/report/index.js';
 import { kubeProxyRestorePayload, planPort } from '../../src/generate/index.js';
 import { kubeProxyLogOf, natPayloadWithBadRule } from '../helpers/kube-proxy-payload.js';
 import { cleanup, flat, folder, judged, once, run, stage, type Files } from './helpers.js';
+import { unwrappedText } from '../helpers/columns.js';
+
+// What the text says, line by line: lines whole (the layout is test/render/width.test.ts's).
+unwrappedText();
 
 afterAll(cleanup);
 

@@ -8,6 +8,10 @@ import { UsageError } from '../../src/cli/exit.js';
 import { parseConfig, parseConfigYaml } from '../../src/lint/config.js';
 import { LINT_RULES, RULES_BY_ID } from '../../src/lint/index.js';
 import { KIND, lineOf, replaceOnce } from './helpers.js';
+import { unwrappedText } from '../helpers/columns.js';
+
+// What the text says, line by line: lines whole (the layout is test/render/width.test.ts's).
+unwrappedText();
 
 let dir: string;
 let healthy: string;

@@ -14,6 +14,10 @@ import type { Finding } from '../../src/lint/rule.js';
 import { lintSnapshot } from '../../src/lint/run.js';
 import { migrateCheckAction } from '../../src/cli/commands/migrate-check.js';
 import { lineOf, replaceOnce, snapshotOf } from './helpers.js';
+import { unwrappedText } from '../helpers/columns.js';
+
+// What the text says, line by line: lines whole (the layout is test/render/width.test.ts's).
+unwrappedText();
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-migrate-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -9,6 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/load/index.js';
 import { looksLike } from '../../src/load/looks-like.js';
 import { kpx } from '../helpers/exec.js';
+import { unwrappedText } from '../helpers/columns.js';
+
+// What the text says, line by line: lines whole (the layout is test/render/width.test.ts's).
+unwrappedText();
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-paste-inspect-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 /**
- * `kpx services` the kubectl way: borderless columns, fitted to the width (120 when piped),
- * unhealthy first with a REASON, unnamed ports as `<unset>`, `-o wide` with the lists, and the
- * detail view in 120 columns.
+ * `kpx services` the kubectl way: borderless columns, fitted to the width (120 when piped) by
+ * leaving out REASON then ENDPOINTS (said below the table) and never cutting a name, unhealthy
+ * first, unnamed ports as `<unset>`, `-o wide` with the lists, and the detail view in 120 columns.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +25,11 @@ const width = (l: string) => [...stripVTControlCharacters(l)].length;
 describe('kpx services table', () => {
   let out: KpxResult;
   let rows: string[];
+  let at120: KpxResult;
   beforeAll(async () => {
-    out = await piped(['services', '-i', NODE]);
+    at120 = await piped(['services', '-i', NODE]);
+    // A terminal wide enough for every column: the reason of each unhealthy port.
+    out = await piped(['services', '-i', NODE], '140');
     rows = lines(out.stdout);
   });
 
@@ -38,7 +41,13 @@ describe('kpx services table', () => {
     // header + one row per Service port + the summary line (the old boxed table took 70 lines for 33).
     expect(rows).toHaveLength(json.services.length + 2);
     expect(rows.at(-1)).toBe('33 Service ports (4 no-endpoints, 2 no-local-endpoints, 27 healthy).');
-    for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(120);
+    // At 120 columns the reason is left out, and said so: every name is whole.
+    const r120 = lines(at120.stdout);
+    expect(r120[0]).toMatch(/^SERVICE +CLUSTER-IP +PORT\(S\) +ENDPOINTS +STATE$/);
+    expect(r120.at(-1)).toBe('REASON left out to fit 120 columns: -o wide shows every column.');
+    expect(at120.stdout).not.toContain('…');
+    for (const l of r120) expect(width(l), l).toBeLessThanOrEqual(120);
+    for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(140);
     // Columns line up: each row's STATE starts where the header's does.
     const at = rows[0].indexOf('STATE');
     for (const l of rows.slice(1, -1)) expect(l.slice(at), l).toMatch(/^(healthy|no-endpoints|no-local-endpoints|partial|unknown)\b/);
@@ -52,8 +61,8 @@ describe('kpx services table', () => {
     expect(new Set(states.slice(6))).toEqual(new Set(['healthy']));
     for (const l of rows.slice(1, 7)) expect(l.slice(reasonAt), l).toMatch(/^(no-endpoint-rules|int-policy-local|ext-policy-local)( \+\d+)?$/);
     for (const l of rows.slice(7, -1)) expect(l.length, l).toBeLessThanOrEqual(reasonAt);
-    expect(out.stdout).toMatch(/^shapes\/internal-…-endpoints:http +10\.111\.50\.149 +80\/TCP +0 +no-local-endpoints +int-policy-local$/m);
-    expect(out.stdout).toMatch(/^shapes\/nodeport-…-endpoints:http +10\.98\.212\.16 +80:31214\/TCP +2 \(0 local\) +no-local-endpoints +ext-policy-local$/m);
+    expect(out.stdout).toMatch(/^shapes\/internal-local-no-local-endpoints:http +10\.111\.50\.149 +80\/TCP +0 +no-local-endpoints +int-policy-local$/m);
+    expect(out.stdout).toMatch(/^shapes\/nodeport-local-no-local-endpoints:http +10\.98\.212\.16 +80:31214\/TCP +2 \(0 local\) +no-local-endpoints +ext-policy-local$/m);
   });
 
   it('says unnamed ports as kubectl does, and summarises endpoints with how many are local', async () => {
@@ -61,17 +70,20 @@ describe('kpx services table', () => {
     expect(out.stdout).toMatch(/^shapes\/sctp-nodeport:<unset> +10\.104\.173\.113 +9999:30483\/SCTP +1 \(1 local\) +healthy$/m);
     expect(out.stdout).not.toMatch(/\(unnamed\)|\?:0|-:0/);
     // An IPVS NodePort alone names no Service and no Service port.
-    expect((await piped(['services', '-i', IPVS])).stdout).toMatch(/^<unnamed> +<none> +<unknown>:32006\/TCP +0 +no-endpoints +no-real-servers$/m);
+    expect((await piped(['services', '-i', IPVS], '140')).stdout).toMatch(/^<unnamed> +<none> +<unknown>:32006\/TCP +0 +no-endpoints +no-real-servers$/m);
   });
 
-  it('fits a narrower terminal by eliding long names in the middle (namespace and port name kept)', async () => {
-    const narrow = lines((await piped(['services', '-i', NODE], '100')).stdout);
-    for (const l of narrow) expect(width(l), l).toBeLessThanOrEqual(100);
-    const elided = narrow.filter((l) => l.includes('…'));
-    expect(elided.length).toBeGreaterThan(0);
-    const shapes = elided.filter((l) => l.startsWith('shapes/'));
-    expect(shapes.length).toBeGreaterThan(10);
-    for (const l of shapes) expect(l, l).toMatch(/^shapes\/\S+…\S+:(http|https|grpc|<unset>|dns|dns-tcp|syslog|diameter)\s/);
+  it('fits a narrower terminal by leaving columns out, never cutting a name (a long one alone on its line)', async () => {
+    const narrow = lines((await piped(['services', '-i', NODE], '80')).stdout);
+    expect(narrow[0]).toMatch(/^SERVICE +CLUSTER-IP +PORT\(S\) +STATE$/);
+    expect(narrow.at(-1)).toBe('REASON and ENDPOINTS left out to fit 80 columns: -o wide shows every column.');
+    expect(narrow.filter((l) => l.includes('…'))).toEqual([]);
+    const alone = narrow.filter((l) => width(l) > 80);
+    for (const l of alone) expect(l, l).toMatch(/^\S+$/);
+    // A name alone on its line: the rest of its row below, in the columns.
+    const i = narrow.indexOf('shapes/loadbalancer-source-ranges-node:http');
+    expect(i).toBeGreaterThan(0);
+    expect(narrow[i + 1]).toMatch(/^ +10\.\d+\.\d+\.\d+ +80:\d+\/TCP +healthy$/);
   });
 
   it('-o wide adds type, external IPs, policy, mode, identification, the Service chains and every endpoint (local ones starred)', async () => {
@@ -133,14 +145,16 @@ describe('kpx inspect', () => {
       mkdirSync(deep, { recursive: true });
       for (const f of readdirSync(NODE)) copyFileSync(join(NODE, f), join(deep, f));
       // A bundle: its directory once (its start elided to fit), then each file by its whole name.
-      const r = await piped(['inspect', deep], '60');
+      const r = await piped(['inspect', deep], '80');
       expect(r.code).toBe(0);
       const rows = lines(r.stdout);
       expect(rows[0]).toMatch(/^…\S*\/node-worker-17\.example\.internal\/$/);
       expect(rows[1]).toMatch(/^FILE +FORMAT +CONTENTS +ERRORS +WARNINGS$/);
       expect(r.stdout).not.toMatch(/[│─]/);
       for (const f of readdirSync(NODE).filter((x) => x.endsWith('.txt'))) expect(r.stdout, f).toMatch(new RegExp(`^${f.replace('.', '\\.')} +\\S`, 'm'));
-      expect(r.stdout).toMatch(/^iptables-save\.txt +iptables-save +3 tables, 144 chains, 379 rules +0 +0$/m);
+      // The contents give up room to fit 80 columns; the file names stay whole.
+      expect(r.stdout).toMatch(/^iptables-save\.txt +iptables-save +3 tables, 144\S*…\S*, 379 rules +0 +0$/m);
+      for (const l of rows) expect(width(l), l).toBeLessThanOrEqual(80);
       // One file with a long path: the start goes, the file name stays.
       const one = lines((await piped(['inspect', join(deep, 'iptables-save.txt')], '80')).stdout);
       expect(one[1]).toMatch(/^…\S*\/iptables-save\.txt +iptables-save +3 tables/);

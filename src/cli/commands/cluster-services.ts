@@ -5,7 +5,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { renderJson, renderYaml } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { outputWidth, writeOut, writeErr, writeJsonOut } from '../output.js';
+import { outputWidth, writeErr, writeJsonOut, writeText } from '../output.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
 import { printable } from '../../source/index.js';
 
@@ -40,7 +40,7 @@ export async function servicesNodesAction(positional: string[], opts: ServicesNo
   const doc = () => versioned('services-nodes', { ...nodeComparisonJson(shown), ...(skipped.length ? { skipped: skipped.map((s) => ({ node: s.node, path: s.dir, reason: s.reason })) } : {}) });
   if (opts.output === 'json') writeJsonOut(renderJson(doc()));
   else if (opts.output === 'yaml') writeJsonOut(renderYaml(doc()));
-  else writeOut(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service), width: outputWidth() }));
+  else writeText(renderNodeComparison(shown, chalkInit(colorEnabled(opts)), { all: Boolean(opts.all || opts.service), width: outputWidth() }));
   const inputErrors = cluster.nodes.filter((n) => n.snapshot.files.some((f) => f.diagnostics.some((d) => d.severity === 'error')));
   if (inputErrors.length) writeErr(`kpx: some inputs had errors on ${inputErrors.map((n) => n.name).join(', ')}; run \`kpx inspect -i DIR --node NAME\` for details\n`);
   return ExitCode.Ok;

@@ -1,20 +1,25 @@
 /** `kpx trace VIP:PORT --node A -i CLUSTER_DIR`: the packet from node A to the pod's node and interface. */
-import { traceRequest } from './trace.js';
+import { writeText } from '../output.js';
+import { protocolFlag, sourceOf } from './trace.js';
 import { traceAcross, type CrossTrace } from '../../cluster/trace.js';
 import { crossTraceJson, renderCrossTraceText } from '../../cluster/render.js';
 import { nodeByName } from '../../cluster/types.js';
 import { resolveJudged } from '../../judge/index.js';
-import { protocolsFor, TraceInputError } from '../../trace/trace.js';
+import { TraceInputError } from '../../trace/trace.js';
+import { planTarget } from '../../trace/target.js';
+import { noMatchExit, parseTargetArg, reportNoMatch } from '../target.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { versioned } from '../../render/schemas/index.js';
 import { renderJson } from '../../render/json.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { loadClusterFromOptions, type ClusterInputOptions } from './cluster-inputs.js';
-import { writeOut, writeJsonOut } from '../output.js';
+import { writeJsonOut } from '../output.js';
 
 export interface TraceAcrossCliOptions extends ClusterInputOptions {
   node: string;
-  from: string;
+  /** Unset: `pod`, or `external` for a NodePort target. */
+  from?: string;
+  exact?: boolean;
   sport?: string;
   protocol?: string;
   inInterface?: string;
@@ -25,15 +30,23 @@ export interface TraceAcrossCliOptions extends ClusterInputOptions {
 }
 
 export async function traceAcrossAction(destination: string, opts: TraceAcrossCliOptions): Promise<number> {
-  const { dest, protocol, from, sport } = traceRequest(destination, opts);
+  // The grammar of `kpx trace` (ns/name, a bare VIP, nodeport:PORT), planned on the first node's Services.
+  const target = parseTargetArg(destination);
+  const protocol = protocolFlag(opts, target.kind === 'address' ? target.dest.protocol : target.protocol, destination);
+  const { from, sport } = sourceOf(opts, target.kind === 'nodeport' ? 'external' : 'pod');
   const cluster = await loadClusterFromOptions([], opts, opts.output === 'text');
   const first = nodeByName(cluster, opts.node);
   if (!first) throw new UsageError(`--node ${opts.node}: no such node in the bundle (nodes: ${cluster.nodes.map((n) => n.name).join(', ')})`);
   const res = await resolveJudged(first.snapshot);
-  const protocols = protocol ? [protocol] : protocolsFor(res, dest, first.snapshot);
+  const plan = planTarget(target, res, first.snapshot, { ...(protocol ? { protocol } : {}), exact: Boolean(opts.exact) });
+  if (plan.kind === 'no-match') {
+    if (opts.output !== 'json') return reportNoMatch(plan, opts);
+    process.stdout.write(renderJson(versioned('trace-cluster', { traces: [], noMatch: plan })));
+    return noMatchExit(plan);
+  }
   const traces: CrossTrace[] = [];
   try {
-    for (const p of protocols) {
+    for (const { dest, protocol: p } of plan.traces) {
       traces.push(
         await traceAcross(cluster, dest, p, {
           node: first.name,
@@ -52,7 +65,7 @@ export async function traceAcrossAction(destination: string, opts: TraceAcrossCl
   if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace-cluster', { traces: traces.map(crossTraceJson) })));
   else {
     const c = chalkInit(colorEnabled(opts));
-    writeOut(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));
+    writeText(traces.map((t) => renderCrossTraceText(t, c, { verbose: Boolean(opts.verbose), cluster })).join('\n'));
   }
   return ExitCode.Ok;
 }

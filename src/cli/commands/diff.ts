@@ -1,4 +1,5 @@
 /** `kpx diff OLD NEW`: what changed between two snapshots, Services first, then rules. */
+import { writeText } from '../output.js';
 import { loadSnapshot } from '../../load/snapshot.js';
 import { resolveJudged } from '../../judge/index.js';
 import { diffSnapshots } from '../../diff/index.js';
@@ -9,7 +10,7 @@ import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { parseIp } from '../../model/addr.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { startProgress } from '../progress.js';
-import { writeOut, writeJsonOut } from '../output.js';
+import { writeJsonOut } from '../output.js';
 
 export interface DiffOptions {
   output: 'text' | 'json';
@@ -34,6 +35,6 @@ export async function diffAction(oldPath: string, newPath: string, opts: DiffOpt
   }
   const d = diffSnapshots(loaded.oldSnap, loaded.oldRes, loaded.newSnap, loaded.newRes);
   if (opts.output === 'json') writeJsonOut(renderJson(versioned('diff', d)));
-  else writeOut(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
+  else writeText(renderDiffText(d, chalkInit(colorEnabled(opts)), { maxRules }));
   return ExitCode.Ok;
 }

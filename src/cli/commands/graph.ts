@@ -3,9 +3,11 @@ import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveJudged } from '../../judge/index.js';
 import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
 import { renderSvg, SvgUnavailable } from '../../graph/svg.js';
-import { serviceSelector } from './services.js';
-import { ExitCode, UsageError } from '../exit.js';
+
+import { ExitCode } from '../exit.js';
 import { writeErr, writeOutputFile, writeOut } from '../output.js';
+import { noMatchFor, targetSelects } from '../../trace/target.js';
+import { parseTargetArg, reportNoMatch } from '../target.js';
 
 export interface GraphOptions extends InputOptions {
   service?: string[];
@@ -20,9 +22,15 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
   let services = res.services;
   const sels = opts.service ?? [];
   if (sels.length) {
-    const preds = sels.map(serviceSelector);
+    const targets = sels.map((t) => parseTargetArg(t, '--service'));
+    // Every --service must name something: a miss is said with its near misses, as in every command.
+    for (const t of targets) if (!services.some(targetSelects(t))) return reportNoMatch(noMatchFor(t, res, snapshot), opts);
+    const preds = targets.map(targetSelects);
     services = services.filter((s) => preds.some((p) => p(s)));
-    if (services.length === 0) throw new UsageError(`no Service matches ${sels.join(', ')}`);
+  }
+  // A whole node is a big picture (each Service in its own box): tell the person at the terminal how to draw one.
+  if (process.stderr.isTTY && sels.length === 0 && new Set(services.map((s) => `${s.namespace}/${s.name}`)).size > 10) {
+    process.stderr.write(`kpx: the whole node's graph: ${services.length} Service ports, one box per Service; kpx graph --service ns/name draws one\n`);
   }
   const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
   const dot = toDot(g);

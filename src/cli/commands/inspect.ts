@@ -9,7 +9,7 @@ import { formatDiagnostic } from '../../render/diagnostics.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { printable } from '../../source/index.js';
 import { ExitCode } from '../exit.js';
-import { outputWidth, writeJsonOut, writeOut } from '../output.js';
+import { outputWidth, writeJsonOut, writeText } from '../output.js';
 import { elideStart, renderColumns, type Cell, type Column } from '../../render/columns.js';
 
 export interface InspectOptions extends InputOptions {
@@ -64,7 +64,8 @@ const TEXT_NOTE: ReadonlyMap<string, string> = new Map([
 const FILE_COLUMNS: readonly Column[] = [
   { head: 'file', shrink: true, min: 24, elide: elideStart },
   { head: 'format' },
-  { head: 'contents' },
+  // What a file holds is a summary, not a name to copy: it gives up room first.
+  { head: 'contents', shrink: true, min: 20 },
   { head: 'errors' },
   { head: 'warnings' },
 ];
@@ -136,6 +137,6 @@ export async function inspectAction(positional: string[], opts: InspectOptions):
     for (const d of diags.slice(0, 200)) lines.push(formatDiagnostic(d, c));
     if (diags.length > 200) lines.push(`… and ${diags.length - 200} more (use -o json)`);
   }
-  writeOut(lines.join('\n') + '\n');
+  writeText(lines.join('\n') + '\n');
   return hasErrors ? ExitCode.Findings : ExitCode.Ok;
 }

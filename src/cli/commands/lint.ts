@@ -1,4 +1,6 @@
 /** `kpx lint`: find broken and risky dataplane state; exit 1 when findings reach --fail-on. */
+import { writeText } from '../output.js';
+
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { InputLimitError, inputLimits, readBoundedFile } from '../../load/input.js';
@@ -104,7 +106,7 @@ export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd
     for (const id of opts.rule ?? []) if (!byId.has(id)) throw unknown(id);
     const chosen = opts.rule?.length ? cmd.rules.filter((r) => opts.rule!.includes(r.id)) : cmd.rules;
     if (opts.output === 'json') writeJsonOut(renderJson(versioned('lint-rules', { rules: chosen.map((r) => ({ id: r.id, severity: r.meta.severity, description: r.meta.description, docs: r.meta.docs })) })));
-    else writeOut(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
+    else writeText(opts.rule?.length ? renderRuleDocs(chosen, c) : renderRuleList(chosen, c));
     return ExitCode.Ok;
   }
   for (const id of [...(opts.rule ?? []), ...(opts.disable ?? [])]) if (!byId.has(id)) throw unknown(id);
@@ -147,8 +149,7 @@ export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd
       break;
     default: {
       const head = cmd.heading?.(snapshot, report.summary, result.skipped.length);
-      if (head) writeOut(`${c.bold(head)}\n\n`);
-      writeOut(renderLintText(report, c));
+      writeText(`${head ? `${c.bold(head)}\n\n` : ''}${renderLintText(report, c)}`);
     }
   }
   if (baseline && opts.output === 'text') writeErr(`kpx: ${result.findings.length - findings.length} finding(s) already in the baseline were not shown\n`);

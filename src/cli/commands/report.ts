@@ -3,6 +3,8 @@ import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { resolveJudged } from '../../judge/index.js';
 import { buildReport } from '../../report/index.js';
 import { serviceSelector } from './services.js';
+import { noMatchFor } from '../../trace/target.js';
+import { parseTargetArg, reportNoMatch } from '../target.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { writeOutputFile, writeOut, writeErr } from '../output.js';
 
@@ -20,6 +22,7 @@ export async function reportAction(positional: string[], opts: ReportCliOptions)
   const preds = sels.map((s) => [s, serviceSelector(s)] as const);
   const snapshot = await loadFromOptions(positional, opts, opts.output !== '-');
   const res = await resolveJudged(snapshot);
+  for (const [sel, p] of preds) if (!res.services.some(p)) return reportNoMatch(noMatchFor(parseTargetArg(sel, '--service'), res, snapshot), {});
   const text = await buildReport(snapshot, res, {
     format,
     lint: opts.lint !== false,

@@ -8,10 +8,11 @@ import type { NodeSnapshot } from '../../model/snapshot.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { nodeJudgementJson, renderServiceDetail, renderServicesTable, serviceJson } from '../../render/services.js';
 import { problemText } from '../../render/problems.js';
-import { parseIp, ipEquals } from '../../model/addr.js';
+import { noMatchFor, targetSelects } from '../../trace/target.js';
+import { parseTargetArg, reportNoMatch } from '../target.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { printable } from '../../source/index.js';
-import { outputWidth, writeOut, writeErr, writeJsonOut } from '../output.js';
+import { outputWidth, writeErr, writeJsonOut, writeText } from '../output.js';
 import { renderYaml } from '../../render/json.js';
 import { SCHEMA_VERSION } from '../../render/schemas/index.js';
 import { cannotTell, logAccountLines, partialRulesNote, reportInputProblems } from '../evidence.js';
@@ -31,24 +32,15 @@ export interface ServicesOptions extends InputOptions {
 
 const STATES = ['healthy', 'no-endpoints', 'no-local-endpoints', 'partial', 'unknown'];
 
-/** `ns/name`, `ns/name:port`, or a VIP (any of the Service's addresses). */
+/** The Service ports `--service TARGET` names (the grammar of `kpx trace`: src/trace/target.ts). */
 export function serviceSelector(sel: string): (s: ServicePort) => boolean {
-  const ip = parseIp(sel.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'));
-  if (ip) {
-    const port = /:(\d+)$/.exec(sel)?.[1];
-    return (s) =>
-      [s.clusterIP, ...s.externalIPs, ...s.loadBalancerIPs].some((a) => a !== null && parseIp(a) !== undefined && ipEquals(parseIp(a)!, ip)) &&
-      (port === undefined || String(s.port) === port);
-  }
-  const m = /^([^/]+)\/([^:]+)(?::(.*))?$/.exec(sel);
-  if (!m) throw new UsageError(`--service ${sel}: expected ns/name, ns/name:port or a VIP`);
-  return (s) => s.namespace === m[1] && s.name === m[2] && (m[3] === undefined || (s.portName ?? '') === m[3]);
+  return targetSelects(parseTargetArg(sel, '--service'));
 }
 
-/** The --namespace/--service filters applied to the API's Services without rules. */
+/** The --namespace/--service filters applied to the API's Services without rules (named by ns/name only). */
 function selectWithoutRules(opts: Pick<ServicesOptions, 'namespace' | 'service' | 'state'>): (w: ServiceWithoutRules) => boolean {
-  const m = opts.service ? /^([^/]+)\/([^:]+)/.exec(opts.service) : null;
-  return (w) => !opts.state && (!opts.namespace || w.service.namespace === opts.namespace) && (!opts.service || (m !== null && w.service.namespace === m[1] && w.service.name === m[2]));
+  const t = opts.service ? parseTargetArg(opts.service, '--service') : undefined;
+  return (w) => !opts.state && (!opts.namespace || w.service.namespace === opts.namespace) && (!t || (t.kind === 'service' && w.service.namespace === t.namespace && w.service.name === t.name));
 }
 
 export async function servicesAction(positional: string[], opts: ServicesOptions): Promise<number> {
@@ -88,6 +80,12 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
   const apiGiven = snapshot.api !== undefined;
   // Connection counts per endpoint for the detail view, while the conntrack tables are still held.
   const tables = snapshot.conntrack?.tables ?? [];
+  // A --service that names nothing here: the near misses, and the same exit as every command's miss —
+  // unless the evidence is not whole, when "nothing here" cannot be told (exit 3).
+  if (opts.service && !res.services.some(serviceSelector(opts.service)) && !withoutRules.some(selectWithoutRules(opts))) {
+    if (partial.length > 0) return cannotTellService(opts.service, partial);
+    return reportNoMatch(noMatchFor(parseTargetArg(opts.service, '--service'), res, snapshot!), opts);
+  }
   const connections = opts.service && tables.length > 0 && opts.output !== 'json' ? new Map(res.services.filter(serviceSelector(opts.service)).map((s) => [s, connectionsOf(tables, s, snapshot!)])) : undefined;
   const judgementOf = node.judgementOf;
   // The judgement holds the snapshot: what is printed was taken from it above.
@@ -116,26 +114,28 @@ export async function servicesAction(positional: string[], opts: ServicesOptions
     else writeJsonOut(renderYaml({ ...parts, services: parts.services.map((s) => serviceJson(s, withEvidence, judgementOf(s))) }));
   }
   else if (opts.service) {
-    if (stale) writeOut(`${stale}\n`);
     if (services.length === 0) {
       const explained = withoutRules.filter(selectWithoutRules(opts));
-      if (explained.length === 0 && partial.length > 0) {
-        writeErr(`kpx: cannot tell whether ${printable(opts.service, 200)} is here: no Service matches it, and the evidence cannot show there is none: ${partial.slice(0, 3).map(evidenceText).join('; ')}\n`);
-        return ExitCode.CannotTell;
-      }
+      if (explained.length === 0 && partial.length > 0) return cannotTellService(opts.service, partial);
       if (explained.length === 0) throw new UsageError(`no Service matches ${opts.service}`);
-      writeOut(explained.map((w) => `${explainWithoutRules(w)}\n`).join(''));
+      writeText(`${stale ? `${stale}\n` : ''}${explained.map((w) => `${explainWithoutRules(w)}\n`).join('')}`);
       return ExitCode.Ok;
     }
     // A Service without a selector: where its endpoints come from (or why there are none), from the API.
     const selectorNotes = [...new Set(services.map((s) => selectorless.find((p) => p.namespace === s.namespace && p.name === s.name)).filter((p) => p !== undefined).map(explainSelectorless))];
-    writeOut(services.map((s) => renderServiceDetail(s, c, connections?.get(s), judgementOf(s))).join('\n') + selectorNotes.map((n) => `${n}\n`).join(''));
+    writeText(`${stale ? `${stale}\n` : ''}${services.map((s) => renderServiceDetail(s, c, connections?.get(s), judgementOf(s))).join('\n')}${selectorNotes.map((n) => `${n}\n`).join('')}`);
   } else {
     const explained = withoutRules.filter(selectWithoutRules(opts));
     const apiNotes = explained.length ? `\nWithout dataplane rules (from the API's objects):\n${explained.map((w) => `  ${explainWithoutRules(w)}\n`).join('')}` : '';
-    writeOut(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide', judgementOf })}${apiNotes}`);
+    writeText(`${stale ? `${stale}\n` : ''}${renderServicesTable(filtered, c, { width: outputWidth(), wide: opts.output === 'wide', judgementOf })}${apiNotes}`, { fit: opts.output !== 'wide' });
   }
   // Cannot tell: every Service port shown is unknown (documented in exit.ts) — unless unknown ones were asked for.
   if (!opts.state && services.length > 0 && services.every((s) => s.state === 'unknown')) return ExitCode.CannotTell;
   return ExitCode.Ok;
+}
+
+/** `--service X` named nothing, and the evidence is not whole: "nothing here" cannot be told (exit 3). */
+function cannotTellService(service: string, partial: ReturnType<typeof partialEvidence>): number {
+  process.stderr.write(`kpx: cannot tell whether ${printable(service, 200)} is here: no Service matches it, and the evidence cannot show there is none: ${partial.slice(0, 3).map(evidenceText).join('; ')}\n`);
+  return ExitCode.CannotTell;
 }

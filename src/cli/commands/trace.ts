@@ -1,21 +1,23 @@
 /** `kpx trace TARGET`: the packet's road through this node (VIP:PORT, a bare VIP, ns/name[:port], nodeport:PORT). */
+import { writeText } from '../output.js';
 import { loadFromOptions, type InputOptions } from '../inputs.js';
 import { judgeFlow, judgeSnapshot, mentionsName, mentionsOf, partialEvidence } from '../../judge/index.js';
 import { parseIp } from '../../model/addr.js';
 import { parseDestination, type TraceProtocol } from '../../trace/packet.js';
 import { tracePacket, TraceInputError, type SourceSpec } from '../../trace/trace.js';
-import { parseTarget, planTarget, type Target } from '../../trace/target.js';
+import { planTarget, type Target } from '../../trace/target.js';
 import type { Trace } from '../../trace/types.js';
 import { renderJson } from '../../render/json.js';
 import { versioned } from '../../render/schemas/index.js';
-import { renderNoMatchText, renderPlanHeader, renderTraceText, traceJson } from '../../render/trace.js';
+import { renderPlanHeader, renderTraceText, traceJson } from '../../render/trace.js';
 import { writeJsonDeep } from '../../render/json-deep-stream.js';
 import { chalkInit, colorEnabled } from '../../render/colors.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { printable } from '../../source/index.js';
 import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
+import { noMatchExit, parseTargetArg, reportNoMatch } from '../target.js';
 import { flowJudgementJson, nodeNotes, noServiceText } from '../../render/judgement.js';
-import { writeOut, writeErr, writeJsonOut } from '../output.js';
+import { writeErr, writeJsonOut } from '../output.js';
 
 export interface TraceCliOptions extends InputOptions {
   /** Unset: `pod`, or `external` for a NodePort target. */
@@ -31,7 +33,7 @@ export interface TraceCliOptions extends InputOptions {
   verbose?: boolean;
 }
 
-function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProtocol | undefined, text: string): TraceProtocol | undefined {
+export function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProtocol | undefined, text: string): TraceProtocol | undefined {
   if (!opts.protocol) return given;
   const p = opts.protocol.toLowerCase();
   if (p !== 'tcp' && p !== 'udp' && p !== 'sctp') throw new UsageError(`-p ${opts.protocol}: expected tcp, udp or sctp`);
@@ -39,7 +41,7 @@ function protocolFlag(opts: Pick<TraceCliOptions, 'protocol'>, given: TraceProto
   return p;
 }
 
-function sourceOf(opts: Pick<TraceCliOptions, 'from' | 'sport'>, fallback: 'pod' | 'external' = 'pod') {
+export function sourceOf(opts: Pick<TraceCliOptions, 'from' | 'sport'>, fallback: 'pod' | 'external' = 'pod') {
   const f = opts.from ?? fallback;
   const from: SourceSpec = f === 'pod' || f === 'external' || f === 'node' ? f : { ip: f };
   let sport: number | undefined;
@@ -66,9 +68,8 @@ function familyOf(t: Target): 4 | 6 | undefined {
 }
 
 export async function traceAction(destination: string, opts: TraceCliOptions): Promise<number> {
-  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node, from: opts.from ?? 'pod' });
-  const target = parseTarget(destination);
-  if (typeof target === 'string') throw new UsageError(target);
+  if (opts.node) return (await import('./cluster-trace.js')).traceAcrossAction(destination, { ...opts, node: opts.node });
+  const target = parseTargetArg(destination);
   const protocol = protocolFlag(opts, target.kind === 'address' ? target.dest.protocol : target.protocol, destination);
   const { from, sport } = sourceOf(opts, target.kind === 'nodeport' ? 'external' : 'pod');
   const snapshot = await loadFromOptions([], opts, opts.output === 'text');
@@ -89,21 +90,21 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
     const unknownMatch = noMatchUnknown(node, target);
     if (unknownMatch) {
       if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace', { traces: [], noMatch: { ...plan, judgement: unknownMatch } })));
-      else writeOut(`${c.yellow(printable(noServiceText(unknownMatch, target.text), 2000))}\n`);
+      else writeText(`${c.yellow(printable(noServiceText(unknownMatch, target.text), 2000))}\n`);
       return ExitCode.CannotTell;
     }
     // A Service the API has but kube-proxy programs nothing for (headless, ExternalName), or one it should program here.
     if (target.kind === 'service' && snapshot.api && opts.output !== 'json') {
       const byApi = (await import('./trace-api-explain.js')).explainFromApi(target, snapshot);
       if (byApi) {
-        writeOut(byApi.text);
+        writeText(byApi.text);
         return byApi.exit;
       }
     }
-    // An answer, not a trace of nothing: what is not here, and the nearest real targets.
-    if (opts.output === 'json') writeJsonOut(renderJson(versioned('trace', { traces: [], noMatch: plan })));
-    else writeOut(renderNoMatchText(plan, c));
-    return ExitCode.Ok;
+    // Not a trace of nothing: what is not here and the nearest real targets, exit 2 as in every command.
+    if (opts.output !== 'json') return reportNoMatch(plan, opts);
+    writeJsonOut(renderJson(versioned('trace', { traces: [], noMatch: plan })));
+    return noMatchExit(plan);
   }
   // A Service name or NodePort resolved to a family without a ruleset (a dual-stack Service read from one family's dump).
   for (const p of plan.traces) {
@@ -138,9 +139,7 @@ export async function traceAction(destination: string, opts: TraceCliOptions): P
   if (opts.output === 'json') writeJsonDeep(versioned('trace', { traces: traces.map((t, i) => ({ ...traceJson(t), judgement: flowJudgementJson(judgements[i]) })) }), (text) => writeJsonOut(text));
   else {
     const notes = nodeNotes(node, { trace: true });
-    if (notes.length) writeOut(notes.map((n) => `${n}\n`).join(''));
-    writeOut(renderPlanHeader(target, plan.traces, c));
-    writeOut(traces.map((t, i) => renderTraceText(t, c, { verbose: Boolean(opts.verbose), judgement: judgements[i] })).join('\n'));
+    writeText(`${notes.map((n) => `${n}\n`).join('')}${renderPlanHeader(target, plan.traces, c)}${traces.map((t, i) => renderTraceText(t, c, { verbose: Boolean(opts.verbose), judgement: judgements[i] })).join('\n')}`);
   }
   // Cannot tell: every traced flow's answer is wholly unknown (documented in exit.ts).
   return judgements.length > 0 && judgements.every((j) => j.cannotTell) ? ExitCode.CannotTell : ExitCode.Ok;

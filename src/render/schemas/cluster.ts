@@ -62,4 +62,7 @@ const crossTrace = obj({
   paths: arr(path),
 });
 
-export const TRACE_CLUSTER_SCHEMA = document('trace-cluster', TRACE_CLUSTER_VERSION, 'kpx trace -i CLUSTER --node A -o json', obj({ traces: arr(crossTrace) }));
+/** Added within version 1: `noMatch` (the target names nothing on the first node: the near misses, as `kpx trace`'s). */
+const noMatch = obj({ code: str, target: str, suggestions: arr(obj({ target: str, services: arr(str) })) }, { more: int, kind: str });
+
+export const TRACE_CLUSTER_SCHEMA = document('trace-cluster', TRACE_CLUSTER_VERSION, 'kpx trace -i CLUSTER --node A -o json', obj({ traces: arr(crossTrace) }, { noMatch }));

@@ -53,7 +53,11 @@ const ruleRef = obj({ text: str, file: str, line: int });
 const side = obj({ name: str, files: arr(str), servicePorts: int });
 const unitKind = oneOfStr('iptables-chain', 'nft-chain', 'nft-set', 'ipset', 'ipvs');
 
-/** Added within version 1: `modes` (a diff across proxy modes), endpoint `share` changes, `rules.proxyRules` / `rules.oneSided`. */
+/**
+ * Added within version 1: `modes` (a diff across proxy modes), endpoint `share` changes (also for the
+ * endpoints that stay when others come or go), `rules.proxyRules` / `rules.oneSided`, `evidence`
+ * (evidence only one side holds, and what was therefore not compared).
+ */
 const serviceChange = obj({
   key: str,
   old: summary,
@@ -72,6 +76,12 @@ const rules = obj(
   { proxyRules: obj({ old: int, new: int }), oneSided: arr(obj({ kind: unitKind, side: oneOfStr('old', 'new'), units: int, items: int })) },
 );
 const modes = obj({ old: arr(str), new: arr(str), notCompared: arr(obj({ what: str, why: str })) });
+const oneSidedEvidence = obj({
+  oneSided: arr(obj({ side: oneOfStr('old', 'new'), kind: str, uses: arr(oneOfStr('rules', 'endpoint-locality', 'service-names')), files: arr(str) })),
+  notCompared: arr(obj({ what: str, why: str })),
+  localityNotCompared: int,
+  frontEndsNotCompared: int,
+});
 
 export const DIFF_SCHEMA = document(
   'diff',
@@ -84,7 +94,7 @@ export const DIFF_SCHEMA = document(
       services: obj({ added: arr(summary), removed: arr(summary), changed: arr(serviceChange), unchanged: int }),
       rules,
     },
-    { modes },
+    { modes, evidence: oneSidedEvidence },
   ),
 );
 
