@@ -61,7 +61,8 @@ describe('library warnings', () => {
     const f = join(tmp, 'api.yaml');
     // Constructed: a Service whose labels have a collection as a key (the yaml package warns about it when it builds the object).
     writeFileSync(f, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  labels:\n    ? [a, b]\n    : c\nspec:\n  clusterIP: 10.96.0.99\n  ports:\n  - port: 80\n');
-    const r = await runKpx(tmp, ['inspect', f]);
+    // Whole lines (the content is the subject here, not the layout): COLUMNS=1000.
+    const r = await runKpx(tmp, ['inspect', f], { env: { COLUMNS: '1000' } });
     expect(bugs(r.stderr)).toEqual([]);
     expect(r.stderr).not.toMatch(/Warning|YAMLWarning|\(node:\d+\)/);
     // The pair is left out before the yaml package builds the object (it would print the key's whole subtree), and kpx says so.
