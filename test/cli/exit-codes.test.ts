@@ -145,7 +145,14 @@ describe('permissions', () => {
       ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
     });
 
-  it('an unreadable file in a bundle is reported and the rest analysed; alone it is one line, exit 2', async () => {
+  it('an unreadable file in a bundle is reported and the rest analysed; alone it is one line, exit 2', async (ctx) => {
+    // A clone inside a private folder (mode 0700, as mktemp -d makes) cannot be run by nobody at all: say so, not fail.
+    const probe = await asUser(['--version']);
+    if (probe.status !== 0 && /Cannot find module|EACCES/.test(probe.stderr)) {
+      process.stderr.write(`exit-codes: the permission test did not run: user nobody cannot reach ${BIN} (a parent folder is private)\n`);
+      ctx.skip();
+      return;
+    }
     const dir = join(tmp, 'perm');
     cpSync(SAMPLE, dir, { recursive: true });
     const secret = join(dir, 'ip6tables-save.txt');
