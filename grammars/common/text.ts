@@ -79,6 +79,10 @@ const LOOSE_PROMPT = /^\s*(?:\S.{0,80}?[$#>%➜❯]|[➜❯%])\s*((?:sudo\s+|wat
 
 /** A prompt with nothing typed after it, closing a paste: `MBP3 10:09:05 do-k8s$`, `root@node:~#`, `controlplane ~ ➜`. */
 const BARE_PROMPT = /^\s*(?=.*[@~:]|.*[➜❯]\s*$)(?!.*: )[\w.@:~/()[\] -]{1,60}?[$#%➜❯]\s*$/;
+/** What BARE_PROMPT ends with: a prompt character at the end of the line. */
+const PROMPT_END = /[$#%➜❯]\s*$/;
+/** A word LOOSE_PROMPT needs (a command kpx knows, followed by a space). */
+const LOOSE_HINT = /kubectl|ip6?tables|\b(?:k|oc)\s/;
 
 /** A command kpx knows on a line of its own (docs and issues put it first in a code block, no prompt). */
 const BARE_COMMAND = /^\s*(?:sudo\s+)?(?:kubectl|oc|ip6?tables(?:-nft|-legacy)?(?:-save)?|ipvsadm)(?:\s+(?:get|describe|-[-\w]+)\b.*|\s*(?:\|.*)?)$/;
@@ -103,7 +107,10 @@ export function noiseKind(line: string): NoiseKind | undefined {
   if (EOF_LINE.test(line)) return 'eof';
   if (ELISION.test(line) || GREP_SEPARATOR.test(line)) return 'elision';
   if (PROMPT.test(line) || PASSWORD_PROMPT.test(line) || KNOWN_COMMAND.test(line) || HOST_DIR_PROMPT.test(line)) return 'prompt';
-  if (BARE_PROMPT.test(line) || LOOSE_PROMPT.test(line) || BARE_COMMAND.test(line)) return 'prompt';
+  // Cheap tests first: this runs on every line of every dump, and the two prompt patterns scan the line.
+  if (PROMPT_END.test(line) && BARE_PROMPT.test(line)) return 'prompt';
+  if (LOOSE_HINT.test(line) && LOOSE_PROMPT.test(line)) return 'prompt';
+  if (BARE_COMMAND.test(line)) return 'prompt';
   return undefined;
 }
 
