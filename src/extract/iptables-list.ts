@@ -19,7 +19,7 @@ import { parseIptablesListing, type ListingEntry, type ListingRow, type Tok } fr
 import { parseRuleItems } from '../../grammars/iptables-save/index.js';
 import { iptablesRequest, type IptablesRequest } from '../../grammars/common/command.js';
 import { diagnostic, printable, type Diagnostic, appendAll, minOf } from '../source/index.js';
-import { BUILTIN_CHAINS, type Chain, type Match, type Rule, type Ruleset, type Table, type TableCoverage } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, rulesetOfTables, type Chain, type Match, type Rule, type Ruleset, type Table, type TableCoverage } from '../model/netfilter.js';
 import { chainJump, interpretRule, looksLikeExtensionTarget } from './iptables-rule.js';
 import { protocolName, readPrinted } from './iptables-list-print.js';
 
@@ -338,20 +338,7 @@ function assemble(listings: readonly Listing[], file: string, diagnostics: Diagn
   const out: Ruleset[] = [];
   for (const [family, tables] of byFamily) {
     const list: Table[] = [...tables.values()].map((t) => tableOf(t.table, t.chains, t.all, t.first, file));
-    out.push({
-      file,
-      family,
-      backend: 'unknown',
-      tables: list,
-      headers: [],
-      legacyTablesWarning: false,
-      incompatibleTables: [],
-      comments: [],
-      commands: [],
-      unsupported: [],
-      noise: [],
-      ruleCount: list.reduce((n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0), 0),
-    });
+    out.push(rulesetOfTables(file, family, 'unknown', list));
   }
   return out;
 }

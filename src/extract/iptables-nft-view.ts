@@ -15,7 +15,7 @@
  */
 import type { NftChain, NftExpr, NftOperand, NftRule, NftRuleset, NftTable } from '../model/nft.js';
 import { operandText, rightValues, nftNumber } from '../model/nft.js';
-import { BUILTIN_CHAINS, type Chain, type Match, type NatTo, type PortRange, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, rulesetOfTables, type Chain, type Match, type NatTo, type PortRange, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import { parseCidr } from '../model/addr.js';
 
 const IPTABLES_TABLES = new Set(Object.keys(BUILTIN_CHAINS));
@@ -55,21 +55,7 @@ export function iptablesViewOf(n: NftRuleset, fam: 4 | 6): Ruleset | undefined {
     tables.push(tableOf(t, name));
   }
   if (tables.length === 0) return undefined;
-  return {
-    file: tables[0].file,
-    family: fam,
-    backend: 'nf_tables',
-    tables,
-    headers: [],
-    legacyTablesWarning: false,
-    incompatibleTables: [],
-    comments: [],
-    commands: [],
-    unsupported: [],
-    noise: [],
-    ruleCount: tables.reduce((a, t) => a + t.chains.reduce((b, c) => b + c.rules.length, 0), 0),
-    viewOf: 'nft',
-  };
+  return { ...rulesetOfTables(tables[0].file, fam, 'nf_tables', tables), viewOf: 'nft' };
 }
 
 function tableOf(t: NftTable, name: string): Table {

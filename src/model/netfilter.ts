@@ -254,6 +254,27 @@ export interface Ruleset {
   readonly viewOf?: 'nft';
 }
 
+/**
+ * A ruleset made of tables another reader built (an `iptables -L` listing, the nft view of
+ * iptables-nft's tables): none of iptables-save's header, warning, comment or command lines.
+ */
+export function rulesetOfTables(file: string, family: 4 | 6, backend: Ruleset['backend'], tables: readonly Table[]): Ruleset {
+  return {
+    file,
+    family,
+    backend,
+    tables,
+    headers: [],
+    legacyTablesWarning: false,
+    incompatibleTables: [],
+    comments: [],
+    commands: [],
+    unsupported: [],
+    noise: [],
+    ruleCount: tables.reduce((n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0), 0),
+  };
+}
+
 export function findTable(rs: Ruleset, name: string): Table | undefined {
   return rs.tables.find((t) => t.name === name);
 }
