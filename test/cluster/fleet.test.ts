@@ -106,6 +106,8 @@ describe('the aggregate', () => {
       expect(groups.length).toBe(ports);
       // One member per node and Service port (what the output lists per node), no more.
       for (const g of groups) expect(g.members.map((m) => m.node)).toEqual([...Array(count).keys()]);
+      // …and every node refers to the same facet object: one kept, not one per node.
+      for (const g of groups) expect(new Set(g.members.map((m) => m.facet)).size).toBe(1);
       expect(agg.memberCount).toBe(count * ports);
       return { groups: agg.groupCount, facets: agg.facetCount };
     });
