@@ -12,7 +12,7 @@
 import { formatHostPort } from '../../src/model/addr.js';
 import { proxyModes } from '../../src/kube/modes.js';
 import { resolveJudged } from '../../src/judge/index.js';
-import type { ProxyModeName, Resolution, ServicePort, ServiceState } from '../../src/kube/types.js';
+import type { Resolution, ServicePort } from '../../src/kube/types.js';
 import { servicePortKey } from '../../src/kube/types.js';
 import { serviceLabel } from '../../src/render/services.js';
 import { ownerOf } from '../../src/cluster/owner.js';
