@@ -8,13 +8,11 @@
 import { formatHostPort } from '../model/addr.js';
 import { proxyModes } from '../kube/modes.js';
 import { resolveJudged } from '../judge/index.js';
-import type { ProxyModeName, Resolution, ServicePort, ServiceState } from '../kube/types.js';
-import { servicePortKey } from '../kube/types.js';
-import { serviceLabel } from '../render/services.js';
-import { ownerOf } from './owner.js';
-import { problemText } from '../render/problems.js';
-import type { ClusterSnapshot } from './types.js';
+import type { ProxyModeName, Resolution, ServiceState } from '../kube/types.js';
+import { claimingPart, ownerOf } from './owner.js';
+import type { ClusterNode, ClusterSnapshot } from './types.js';
 import { intendedDataplane } from '../kube/intent.js';
+import { endpointText, ServiceAggregate, type Facet, type Group } from './aggregate.js';
 
 export type DifferenceKind = 'missing-service' | 'endpoints' | 'mode' | 'chains' | 'policy' | 'address' | 'state' | 'locality';
 
@@ -72,13 +70,7 @@ export interface NodeComparison {
   readonly summary: { readonly servicePorts: number; readonly agreeing: number; readonly differing: number };
 }
 
-function keyOf(s: ServicePort): string {
-  return s.namespace !== null && s.name !== null ? servicePortKey(s) : `${formatHostPort(s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0] ?? '?', s.port)}/${s.protocol}`;
-}
-
-const ep = (e: { ip: string; port: number | null }) => formatHostPort(e.ip, e.port ?? undefined);
-
-/** The most common value and the nodes holding something else. */
+/** The most common value and the entries holding something else. */
 function majority<T>(entries: readonly { node: string; value: T }[], key: (v: T) => string): { value: T; others: { node: string; value: T }[] } {
   const counts = new Map<string, number>();
   for (const e of entries) counts.set(key(e.value), (counts.get(key(e.value)) ?? 0) + 1);
@@ -94,189 +86,191 @@ function majority<T>(entries: readonly { node: string; value: T }[], key: (v: T)
   return { value: entries.find((e) => key(e.value) === bestKey)!.value, others: entries.filter((e) => key(e.value) !== bestKey) };
 }
 
-/** The chain roles whose presence does not depend on where endpoints run. */
-function chainRoles(s: ServicePort): string[] {
-  const keys = Object.keys(s.chains);
-  // The typed roles say which objects follow endpoints (their keys are the JSON form of them).
-  return s.owned
-    .map((o, i) => ({ o, key: keys[i] }))
-    .filter(({ o, key }) => key !== undefined && o.role !== 'endpoint' && o.role !== 'svl' && o.role !== 'local' && !/local/i.test(key))
-    .map(({ key }) => key!)
-    .sort();
-}
-
-function policyText(s: ServicePort): string {
-  return [
-    `externalTrafficPolicy=${s.externalTrafficPolicy}`,
-    `internalTrafficPolicy=${s.internalTrafficPolicy}`,
-    `affinity=${s.sessionAffinity ? `${s.sessionAffinity.timeoutSeconds ?? '?'}s` : 'none'}`,
-    s.loadBalancerSourceRanges.length ? `sourceRanges=${[...s.loadBalancerSourceRanges].sort().join(',')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-}
-
-function addressText(s: ServicePort): string {
-  return [
-    `clusterIP=${s.clusterIP ?? '-'}`,
-    `nodePort=${s.nodePort ?? '-'}`,
-    s.externalIPs.length ? `externalIPs=${[...s.externalIPs].sort().join(',')}` : '',
-    s.loadBalancerIPs.length ? `loadBalancerIPs=${[...s.loadBalancerIPs].sort().join(',')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-}
-
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+
+/** One Service port being compared: its members by node name, and the differences found so far. */
+interface Ctx {
+  readonly names: readonly string[];
+  readonly present: readonly string[];
+  readonly facetOf: ReadonlyMap<string, Facet>;
+  readonly views: readonly NodeView[];
+  readonly endpoints: readonly EndpointPresence[];
+  readonly differences: NodeDifference[];
+  readonly differing: Set<string>;
+}
+
+/** Each endpoint present on fewer nodes than could have it. */
+function endpointDifferences(x: Ctx, endpointNodes: ReadonlyMap<string, ReadonlySet<string>>): void {
+  // A node where the Service port is unknown (its endpoint chains not in the evidence) cannot be said to lack an endpoint;
+  // a Local-policy node legitimately lists only its local endpoints.
+  const comparable = x.present.filter((n) => !x.facetOf.get(n)!.localOnly && x.facetOf.get(n)!.state !== 'unknown');
+  for (const e of x.endpoints) {
+    const on = endpointNodes.get(e.endpoint)!;
+    // The API's intent for the node does not hold the endpoint (topology, policy): explained, not a disagreement.
+    const explained = (n: string) => {
+      const intent = x.facetOf.get(n)!.intent;
+      return intent !== undefined && !intent.has(e.endpoint);
+    };
+    const lacking = comparable.filter((n) => !on.has(n) && !explained(n));
+    if (lacking.length === 0) continue;
+    const onCount = comparable.filter((n) => on.has(n)).length;
+    x.differences.push({ kind: 'endpoints', message: `endpoint ${e.endpoint} on ${onCount} of ${comparable.length} nodes (missing on ${lacking.join(', ')})`, nodes: lacking });
+    for (const n of lacking) x.differing.add(n);
+  }
+}
+
+/** Proxy mode, then chains among the nodes of the common mode (other modes have other objects). */
+function modeAndChainDifferences(x: Ctx): void {
+  const modeMaj = majority(x.views.map((v) => ({ node: v.node, value: v.mode })), (v) => v);
+  if (modeMaj.others.length) {
+    x.differences.push({ kind: 'mode', message: `proxy mode ${modeMaj.others.map((o) => `${o.value} on ${o.node}`).join(', ')}; ${modeMaj.value} elsewhere`, nodes: modeMaj.others.map((o) => o.node) });
+    for (const o of modeMaj.others) x.differing.add(o.node);
+  }
+  const sameMode = x.views.filter((v) => v.mode === modeMaj.value);
+  const chainMaj = majority(sameMode.map((v) => ({ node: v.node, value: v.chains })), (v) => v.join(','));
+  const odd = new Set(chainMaj.others.map((o) => o.node));
+  // The chain names of a missing role, from the first node that is not odd.
+  const reference = x.present.find((n) => !odd.has(n));
+  const names = reference !== undefined ? x.facetOf.get(reference)!.chainNames : undefined;
+  for (const o of chainMaj.others) {
+    const lacking = chainMaj.value.filter((r) => !o.value.includes(r));
+    const extra = o.value.filter((r) => !chainMaj.value.includes(r));
+    const parts = [lacking.length ? `missing ${lacking.map((r) => `${r} (${names?.[r] ?? r})`).join(', ')}` : '', extra.length ? `extra ${extra.join(', ')}` : ''].filter(Boolean);
+    x.differences.push({ kind: 'chains', message: `${o.node}: ${parts.join('; ')}`, nodes: [o.node] });
+    x.differing.add(o.node);
+  }
+}
+
+/** Policies, addresses and states; state differences that Local policies explain are expected. */
+function settingDifferences(x: Ctx, sample: Facet): void {
+  for (const [kind, field] of [['policy', 'policy'], ['address', 'address']] as const) {
+    const maj = majority(x.present.map((n) => ({ node: n, value: x.facetOf.get(n)![field] })), (v) => v);
+    for (const o of maj.others) {
+      x.differences.push({ kind, message: `${o.node}: ${o.value} (others: ${maj.value})`, nodes: [o.node] });
+      x.differing.add(o.node);
+    }
+  }
+  const stateMaj = majority(x.views.map((v) => ({ node: v.node, value: v.state })), (v) => v);
+  for (const o of stateMaj.others) {
+    const expected = (o.value === 'no-local-endpoints' || stateMaj.value === 'no-local-endpoints') && (sample.externalTrafficPolicy === 'Local' || sample.internalTrafficPolicy === 'Local');
+    if (expected) continue;
+    const why = x.facetOf.get(o.node)!.problems[0];
+    x.differences.push({ kind: 'state', message: `${o.node}: ${o.value} (others: ${stateMaj.value})${why ? ` — ${why}` : ''}`, nodes: [o.node] });
+    x.differing.add(o.node);
+  }
+}
+
+/** An endpoint should be local on the node that owns its address, and on no other. */
+function localityDifferences(x: Ctx): void {
+  for (const e of x.endpoints) {
+    const wrong = e.localOn.filter((n) => e.owner !== null && n !== e.owner);
+    if (wrong.length) x.differences.push({ kind: 'locality', message: `endpoint ${e.endpoint} marked local on ${wrong.join(', ')}, but ${e.owner} owns it`, nodes: wrong });
+    else if (e.localOn.length > 1) x.differences.push({ kind: 'locality', message: `endpoint ${e.endpoint} marked local on ${plural(e.localOn.length, 'node')} (${e.localOn.join(', ')})`, nodes: e.localOn });
+    for (const n of wrong) x.differing.add(n);
+  }
+}
+
+/** Each endpoint of the Service port: the nodes sending to it, those marking it local, its owner. */
+function endpointPresence(present: readonly string[], facetOf: ReadonlyMap<string, Facet>, owner: (ip: string) => string | null): { endpoints: EndpointPresence[]; nodesOf: Map<string, Set<string>> } {
+  const byEndpoint = new Map<string, { nodes: string[]; localOn: string[] }>();
+  for (const n of present) {
+    const f = facetOf.get(n)!;
+    for (const e of f.endpoints) {
+      let x = byEndpoint.get(e);
+      if (!x) byEndpoint.set(e, (x = { nodes: [], localOn: [] }));
+      x.nodes.push(n);
+      if (f.local.has(e)) x.localOn.push(n);
+    }
+  }
+  const endpoints = [...byEndpoint.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([endpoint, x]) => ({ endpoint, nodes: x.nodes, localOn: x.localOn, owner: owner(endpoint.replace(/^\[(.*)\]:\d+$/, '$1').replace(/:\d+$/, '')) }));
+  return { endpoints, nodesOf: new Map(endpoints.map((e) => [e.endpoint, new Set(e.nodes)])) };
+}
+
+/** One Service port's comparison across the nodes, from its group. */
+function compareGroup(g: Group, names: readonly string[], owner: (ip: string) => string | null): ServiceComparison {
+  const facetOf = new Map(g.members.map((m) => [names[m.node], m.facet]));
+  const present = g.members.map((m) => names[m.node]);
+  const missing = names.filter((n) => !facetOf.has(n));
+  const sample = (g.members.find((m) => m.facet.named) ?? g.members[0]).facet;
+  const views: NodeView[] = g.members.map((m) => ({ node: names[m.node], mode: m.facet.mode, state: m.facet.state, endpoints: m.facet.endpoints, chains: m.facet.chains, problems: m.facet.problems }));
+  const differences: NodeDifference[] = [];
+  const differing = new Set<string>(missing);
+  if (missing.length) differences.push({ kind: 'missing-service', message: `not on ${missing.join(', ')} (present on ${present.length} of ${names.length} nodes)`, nodes: missing });
+  const { endpoints, nodesOf } = endpointPresence(present, facetOf, owner);
+  const x: Ctx = { names, present, facetOf, views, endpoints, differences, differing };
+  endpointDifferences(x, nodesOf);
+  modeAndChainDifferences(x);
+  settingDifferences(x, sample);
+  localityDifferences(x);
+  return {
+    key: g.key.replace(/\|v\d$/, ''),
+    label: sample.label,
+    protocol: sample.protocol,
+    port: sample.port,
+    clusterIP: sample.clusterIP,
+    presentOn: present,
+    missingOn: missing,
+    agreeing: names.filter((n) => !differing.has(n)),
+    views,
+    endpoints,
+    differences,
+  };
+}
+
+/**
+ * A comparison built node by node: `add` each node (in name order) as it is read — its resolution
+ * and snapshot can be dropped afterwards — then `finish`. Keeps one group per Service port, the
+ * distinct facets, and per node only its name, proxy modes and what says which node owns an
+ * address (claimingPart: addresses, pod routes).
+ */
+export class NodeComparer {
+  private readonly agg = new ServiceAggregate();
+  private readonly modes: Record<string, string[]> = {};
+  private readonly owners: ClusterNode[] = [];
+
+  get aggregate(): ServiceAggregate {
+    return this.agg;
+  }
+
+  async add(n: ClusterNode, given?: Resolution): Promise<void> {
+    const res = given ?? n.resolution ?? (await resolveJudged(n.snapshot));
+    this.modes[n.name] = [...(n.modes ?? proxyModes(n.snapshot))];
+    // The API's intent for a node whose bundle holds the API objects: VIP key → the endpoints kube-proxy
+    // would program there (zone-filtered by hints, Local sets). A node lacking an endpoint its intent does
+    // not hold is explained (topology, policy), not a disagreement.
+    let intentAt: ((vip: string) => ReadonlySet<string> | undefined) | undefined;
+    if (n.snapshot.api) {
+      const m = new Map<string, Set<string>>();
+      for (const p of intendedDataplane(n.snapshot.api, n.snapshot).ports) m.set(`${formatHostPort(p.clusterIP, p.port)}/${p.protocol}`, new Set(p.reachable.map(endpointText)));
+      intentAt = (vip) => m.get(vip);
+    }
+    this.agg.addNode(n.name, res.services, intentAt);
+    this.owners.push(claimingPart(n));
+  }
+
+  finish(): NodeComparison {
+    const names = this.agg.nodes;
+    const owners: ClusterSnapshot = { root: '', nodes: this.owners, loadedWith: 'in-process' };
+    const ownerCache = new Map<string, string | null>();
+    const owner = (ip: string) => {
+      if (!ownerCache.has(ip)) ownerCache.set(ip, ownerOf(owners, ip).owner?.node ?? null);
+      return ownerCache.get(ip)!;
+    };
+    const services = this.agg.groups().map((g) => compareGroup(g, names, owner));
+    services.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0)));
+    const differences: NodeDifference[] = [];
+    const modeMaj = majority(names.map((n) => ({ node: n, value: this.modes[n] })), (v) => [...v].sort().join('+'));
+    for (const o of modeMaj.others) differences.push({ kind: 'mode', message: `${o.node} shows ${o.value.join('+') || 'no kube-proxy'} (others: ${modeMaj.value.join('+') || 'none'})`, nodes: [o.node] });
+    const differingCount = services.filter((s) => s.differences.length > 0).length;
+    return { nodes: names, modes: this.modes, services, differences, summary: { servicePorts: services.length, agreeing: services.length - differingCount, differing: differingCount } };
+  }
+}
 
 /** Compare every node's Services. Resolutions may be given (by node name) to avoid resolving twice. */
 export async function compareNodes(cluster: ClusterSnapshot, given?: ReadonlyMap<string, Resolution>): Promise<NodeComparison> {
-  const names = cluster.nodes.map((n) => n.name);
-  const res = new Map<string, Resolution>();
-  for (const n of cluster.nodes) res.set(n.name, given?.get(n.name) ?? n.resolution ?? (await resolveJudged(n.snapshot)));
-  const modes: Record<string, string[]> = {};
-  for (const n of cluster.nodes) modes[n.name] = [...(n.modes ?? proxyModes(n.snapshot))];
-
-  // Service port key → node → ServicePort (a dual-stack / multi-mode node may give one key twice: keep each, keyed by mode+family).
-  // IPVS mode names no Service (identifiedBy 'address'): match it to the named Service port that
-  // another node shows on the same VIP:port/proto.
-  const vipKey = (s: ServicePort) => `${formatHostPort(s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0] ?? '?', s.port)}/${s.protocol}`;
-  const named = new Map<string, string>();
-  for (const n of cluster.nodes) for (const s of res.get(n.name)!.services) if (s.namespace !== null && s.name !== null && !named.has(vipKey(s))) named.set(vipKey(s), keyOf(s));
-  const byKey = new Map<string, Map<string, ServicePort>>();
-  for (const n of cluster.nodes) {
-    for (const s of res.get(n.name)!.services) {
-      const k = `${s.namespace !== null && s.name !== null ? keyOf(s) : (named.get(vipKey(s)) ?? keyOf(s))}|v${s.family}`;
-      let m = byKey.get(k);
-      if (!m) byKey.set(k, (m = new Map()));
-      if (!m.has(n.name)) m.set(n.name, s);
-    }
-  }
-
-  // The API's intent for each node whose bundle holds the API objects: VIP key → the endpoints kube-proxy
-  // would program there (zone-filtered by hints, Local sets). A node lacking an endpoint its intent does not
-  // hold is explained (topology, policy), not a disagreement.
-  const intended = new Map<string, Map<string, Set<string>>>();
-  for (const n of cluster.nodes) {
-    if (!n.snapshot.api) continue;
-    const m = new Map<string, Set<string>>();
-    for (const p of intendedDataplane(n.snapshot.api, n.snapshot).ports) m.set(`${formatHostPort(p.clusterIP, p.port)}/${p.protocol}`, new Set(p.reachable.map(ep)));
-    intended.set(n.name, m);
-  }
-  const explainedAbsence = (node: string, s: ServicePort, endpoint: string) => {
-    const set = s.clusterIP !== null ? intended.get(node)?.get(`${formatHostPort(s.clusterIP, s.port)}/${s.protocol}`) : undefined;
-    return set !== undefined && !set.has(endpoint);
-  };
-
-  const ownerCache = new Map<string, string | null>();
-  const ownerName = (ip: string) => {
-    if (!ownerCache.has(ip)) ownerCache.set(ip, ownerOf(cluster, ip).owner?.node ?? null);
-    return ownerCache.get(ip)!;
-  };
-
-  const services: ServiceComparison[] = [];
-  for (const [k, perNode] of byKey) {
-    const present = names.filter((n) => perNode.has(n));
-    const missing = names.filter((n) => !perNode.has(n));
-    const sample = present.map((n) => perNode.get(n)!).find((x) => x.name !== null) ?? perNode.get(present[0])!;
-    const views: NodeView[] = present.map((n) => {
-      const s = perNode.get(n)!;
-      return { node: n, mode: s.mode, state: s.state, endpoints: [...new Set(s.endpoints.map(ep))].sort(), chains: chainRoles(s), problems: s.problems.map(problemText) };
-    });
-    const differences: NodeDifference[] = [];
-    const differing = new Set<string>(missing);
-    if (missing.length) differences.push({ kind: 'missing-service', message: `not on ${missing.join(', ')} (present on ${present.length} of ${names.length} nodes)`, nodes: missing });
-
-    // Endpoints: each endpoint present on fewer nodes than have the Service.
-    const epNodes = new Map<string, { nodes: string[]; localOn: string[] }>();
-    for (const n of present) {
-      for (const e of perNode.get(n)!.endpoints) {
-        const key = ep(e);
-        let x = epNodes.get(key);
-        if (!x) epNodes.set(key, (x = { nodes: [], localOn: [] }));
-        if (!x.nodes.includes(n)) x.nodes.push(n);
-        if (e.local === true && !x.localOn.includes(n)) x.localOn.push(n);
-      }
-    }
-    const endpoints: EndpointPresence[] = [...epNodes.entries()]
-      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([endpoint, x]) => ({ endpoint, nodes: x.nodes, localOn: x.localOn, owner: ownerName(endpoint.replace(/^\[(.*)\]:\d+$/, '$1').replace(/:\d+$/, '')) }));
-    // A Local-policy node legitimately lists only its local endpoints: compare those by the cluster-wide set only when policy is Cluster.
-    const localOnly = (n: string) => {
-      const s = perNode.get(n)!;
-      return s.internalTrafficPolicy === 'Local' && s.nodePort === null && s.externalIPs.length === 0 && s.loadBalancerIPs.length === 0;
-    };
-    // A node where the Service port is unknown (its endpoint chains not in the evidence) cannot be said to lack an endpoint.
-    const comparable = present.filter((n) => !localOnly(n) && perNode.get(n)!.state !== 'unknown');
-    for (const e of endpoints) {
-      const lacking = comparable.filter((n) => !e.nodes.includes(n) && !explainedAbsence(n, perNode.get(n)!, e.endpoint));
-      if (lacking.length === 0) continue;
-      const on = comparable.filter((n) => e.nodes.includes(n));
-      differences.push({ kind: 'endpoints', message: `endpoint ${e.endpoint} on ${on.length} of ${comparable.length} nodes (missing on ${lacking.join(', ')})`, nodes: lacking });
-      for (const n of lacking) differing.add(n);
-    }
-    // Proxy mode.
-    const modeMaj = majority(views.map((v) => ({ node: v.node, value: v.mode })), (v) => v);
-    if (modeMaj.others.length) {
-      differences.push({ kind: 'mode', message: `proxy mode ${modeMaj.others.map((o) => `${o.value} on ${o.node}`).join(', ')}; ${modeMaj.value} elsewhere`, nodes: modeMaj.others.map((o) => o.node) });
-      for (const o of modeMaj.others) differing.add(o.node);
-    }
-    // Chains (same mode only: other modes have other objects).
-    const sameMode = views.filter((v) => v.mode === modeMaj.value);
-    const chainMaj = majority(sameMode.map((v) => ({ node: v.node, value: v.chains })), (v) => v.join(','));
-    for (const o of chainMaj.others) {
-      const lacking = chainMaj.value.filter((r) => !o.value.includes(r));
-      const extra = o.value.filter((r) => !chainMaj.value.includes(r));
-      const parts = [lacking.length ? `missing ${lacking.map((r) => `${r} (${perNode.get(present.find((n) => !chainMaj.others.some((x) => x.node === n))!)?.chains[r] ?? r})`).join(', ')}` : '', extra.length ? `extra ${extra.join(', ')}` : ''].filter(Boolean);
-      differences.push({ kind: 'chains', message: `${o.node}: ${parts.join('; ')}`, nodes: [o.node] });
-      differing.add(o.node);
-    }
-    // Policies and addresses.
-    const polMaj = majority(present.map((n) => ({ node: n, value: policyText(perNode.get(n)!) })), (v) => v);
-    for (const o of polMaj.others) {
-      differences.push({ kind: 'policy', message: `${o.node}: ${o.value} (others: ${polMaj.value})`, nodes: [o.node] });
-      differing.add(o.node);
-    }
-    const addrMaj = majority(present.map((n) => ({ node: n, value: addressText(perNode.get(n)!) })), (v) => v);
-    for (const o of addrMaj.others) {
-      differences.push({ kind: 'address', message: `${o.node}: ${o.value} (others: ${addrMaj.value})`, nodes: [o.node] });
-      differing.add(o.node);
-    }
-    // State: differences explained by Local policies and locality are expected; others are not.
-    const stateMaj = majority(views.map((v) => ({ node: v.node, value: v.state })), (v) => v);
-    for (const o of stateMaj.others) {
-      const expected = (o.value === 'no-local-endpoints' || stateMaj.value === 'no-local-endpoints') && (sample.externalTrafficPolicy === 'Local' || sample.internalTrafficPolicy === 'Local');
-      if (expected) continue;
-      const why = views.find((v) => v.node === o.node)!.problems[0];
-      differences.push({ kind: 'state', message: `${o.node}: ${o.value} (others: ${stateMaj.value})${why ? ` — ${why}` : ''}`, nodes: [o.node] });
-      differing.add(o.node);
-    }
-    // Locality: an endpoint should be local on the node that owns its address, and on no other.
-    for (const e of endpoints) {
-      const wrong = e.localOn.filter((n) => e.owner !== null && n !== e.owner);
-      if (wrong.length) differences.push({ kind: 'locality', message: `endpoint ${e.endpoint} marked local on ${wrong.join(', ')}, but ${e.owner} owns it`, nodes: wrong });
-      else if (e.localOn.length > 1) differences.push({ kind: 'locality', message: `endpoint ${e.endpoint} marked local on ${plural(e.localOn.length, 'node')} (${e.localOn.join(', ')})`, nodes: e.localOn });
-      for (const n of wrong) differing.add(n);
-    }
-    services.push({
-      key: k.replace(/\|v\d$/, ''),
-      label: serviceLabel(sample),
-      protocol: sample.protocol ?? '?',
-      port: sample.port,
-      clusterIP: sample.clusterIP,
-      presentOn: present,
-      missingOn: missing,
-      agreeing: names.filter((n) => !differing.has(n)),
-      views,
-      endpoints,
-      differences,
-    });
-  }
-  services.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0)));
-
-  const differences: NodeDifference[] = [];
-  const modeMaj = majority(names.map((n) => ({ node: n, value: modes[n] })), (v) => [...v].sort().join('+'));
-  for (const o of modeMaj.others) differences.push({ kind: 'mode', message: `${o.node} shows ${o.value.join('+') || 'no kube-proxy'} (others: ${modeMaj.value.join('+') || 'none'})`, nodes: [o.node] });
-  const differingCount = services.filter((s) => s.differences.length > 0).length;
-  return { nodes: names, modes, services, differences, summary: { servicePorts: services.length, agreeing: services.length - differingCount, differing: differingCount } };
+  const cmp = new NodeComparer();
+  for (const n of cluster.nodes) await cmp.add(n, given?.get(n.name));
+  return cmp.finish();
 }

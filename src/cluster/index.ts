@@ -4,4 +4,3 @@ export { clusterNodeDirs, isClusterBundle, loadCluster, workerPlan, WORKER_MIN_B
 export { nextHop, nodeClaims, ownerOf, ownAddresses, type NextHop, type OwnerKind, type Ownership, type PodOwner } from './owner.js';
 export * from './compare.js';
 export * from './trace.js';
-export * from './render.js';

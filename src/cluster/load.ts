@@ -359,11 +359,21 @@ function readSummaryNode(n: NodeDir): WorkerReply {
   }
 }
 
-/**
- * Load a cluster bundle directory, or several node directories, into one ClusterSnapshot.
- * Throws InputError for unreadable paths or a path that is not a cluster bundle.
- */
-export async function loadCluster(paths: string | readonly string[], opts: ClusterLoadOptions = {}): Promise<ClusterSnapshot> {
+/** A node given that could not be read (a summary that is not one): said, and the others used. */
+export interface SkippedNode {
+  readonly node: string;
+  readonly dir: string;
+  readonly reason: string;
+}
+
+/** What reading the nodes found besides them: the nodes skipped, and how the dumps were parsed. */
+export interface ClusterReadReport {
+  readonly skipped: SkippedNode[];
+  loadedWith: ClusterSnapshot['loadedWith'];
+}
+
+/** The nodes to read (after `only`), refusing summaries unless the purpose is a comparison. */
+function nodesToRead(paths: string | readonly string[], opts: ClusterLoadOptions): NodeDir[] {
   const all = clusterNodeDirs(paths);
   let nodes = all;
   if (opts.only) {
@@ -371,58 +381,75 @@ export async function loadCluster(paths: string | readonly string[], opts: Clust
     if (unknown.length) throw new InputError(`no node named ${unknown.join(', ')} in this bundle (nodes: ${all.map((x) => x.name).join(', ')})`);
     nodes = all.filter((x) => opts.only!.includes(x.name));
   }
+  const summaries = nodes.filter((n) => n.summary);
+  if (summaries.length && opts.purpose !== 'compare')
+    throw new InputError(`${summaries.map((n) => n.dir).join(', ')}: a node summary holds no rules; this command needs each node's dumps (summaries serve \`kpx services --nodes\`)`);
+  return nodes;
+}
+
+/** The dumps parsed on worker threads when that pays (workerPlan), by node; undefined: parse them here, one at a time. */
+async function dumpsInWorkers(dumps: readonly NodeDir[], opts: ClusterLoadOptions, progress: (phase: 'start' | 'done', node: string) => void): Promise<Map<NodeDir, WorkerReply> | undefined> {
+  const plan = workerPlan(dumps, opts.workers, opts.purpose);
+  if (plan.workers === 0) return undefined;
+  try {
+    const replies = await loadInWorkers(dumps, plan.workers, opts, progress);
+    return new Map(dumps.map((n, i) => [n, replies[i]]));
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    // A worker that cannot start (or crashed) must not take the command down: parse here.
+    return undefined;
+  }
+}
+
+/**
+ * The nodes of a cluster bundle (or of several node paths), one at a time in name order: a summary
+ * is read when its turn comes, dumps are parsed then too (or, on worker threads, beforehand), so a
+ * consumer that folds each node in and lets it go holds one node at a time. A summary that cannot
+ * be read (damaged, edited, another kpx's) is one node's problem: it goes to `skipped` and the
+ * others are read; when no node is left, InputError with every reason.
+ */
+export async function* clusterNodes(paths: string | readonly string[], opts: ClusterLoadOptions = {}, report: ClusterReadReport = { skipped: [], loadedWith: 'in-process' }): AsyncGenerator<ClusterNode> {
+  const skipped = report.skipped;
+  const nodes = nodesToRead(paths, opts);
   let done = 0;
   const progress = (phase: 'start' | 'done', node: string) => {
     if (phase === 'done') done++;
     opts.onProgress?.({ phase, node, done, total: nodes.length });
   };
-  const summaries = nodes.filter((n) => n.summary);
-  if (summaries.length && opts.purpose !== 'compare')
-    throw new InputError(`${summaries.map((n) => n.dir).join(', ')}: a node summary holds no rules; this command needs each node's dumps (summaries serve \`kpx services --nodes\`)`);
-  const fromSummaries = new Map<NodeDir, WorkerReply>();
-  // A summary that cannot be read (damaged, edited, another kpx's) is one node's problem: it is
-  // said, and the other nodes are compared.
-  const skipped: { node: string; dir: string; reason: string }[] = [];
-  for (const n of summaries) {
-    progress('start', n.name);
-    try {
-      fromSummaries.set(n, readSummaryNode(n));
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      skipped.push({ node: n.name, dir: n.dir, reason: e.message.startsWith(`${n.dir}: `) ? e.message.slice(n.dir.length + 2) : e.message });
-    }
-    progress('done', n.name);
-  }
-  if (skipped.length === nodes.length) throw new InputError(skipped.map((s) => `${s.dir}: ${s.reason}`).join('\n'));
-  nodes = nodes.filter((n) => !n.summary || fromSummaries.has(n));
-  const dumps = nodes.filter((n) => !n.summary);
-  const plan = workerPlan(dumps, opts.workers, opts.purpose);
-  let snapshots: WorkerReply[] | undefined;
-  let loadedWith: ClusterSnapshot['loadedWith'] = 'in-process';
-  if (plan.workers > 0) {
-    try {
-      snapshots = await loadInWorkers(dumps, plan.workers, opts, progress);
-      loadedWith = 'workers';
-    } catch (e) {
-      if (e instanceof InputError) throw e;
-      // A worker that cannot start (or crashed) must not take the command down: parse here.
-      done = summaries.length;
-      snapshots = undefined;
-    }
-  }
-  if (!snapshots) {
-    snapshots = [];
-    for (const n of dumps) {
+  const parsed = await dumpsInWorkers(nodes.filter((n) => !n.summary), opts, progress);
+  if (parsed) report.loadedWith = 'workers';
+  else done = 0; // workers that failed may have finished some nodes: they are parsed here again
+  let given = 0;
+  for (const n of nodes) {
+    let r: WorkerReply | undefined = parsed?.get(n);
+    if (!r) {
       progress('start', n.name);
-      snapshots.push({ id: snapshots.length, snapshot: await loadSnapshot([n.dir], { name: n.name, nodeIps: opts.nodeIps ?? [] }) });
+      if (n.summary) {
+        try {
+          r = readSummaryNode(n);
+        } catch (e) {
+          if (!(e instanceof InputError)) throw e;
+          skipped.push({ node: n.name, dir: n.dir, reason: e.message.startsWith(`${n.dir}: `) ? e.message.slice(n.dir.length + 2) : e.message });
+        }
+      } else r = { id: 0, snapshot: await loadSnapshot([n.dir], { name: n.name, nodeIps: opts.nodeIps ?? [] }) };
       progress('done', n.name);
     }
-  }
-  const byNode = new Map<NodeDir, WorkerReply>(dumps.map((n, i) => [n, snapshots![i]]));
-  const out: ClusterNode[] = nodes.map((n) => {
-    const r = fromSummaries.get(n) ?? byNode.get(n)!;
+    if (!r) continue;
+    given++;
     const extra = r.resolution ? { partial: true, resolution: r.resolution, modes: r.modes ?? [] } : {};
-    return { name: n.name, dir: n.dir, ...(n.host ? { host: n.host } : {}), snapshot: r.snapshot!, ...extra };
-  });
+    yield { name: n.name, dir: n.dir, ...(n.host ? { host: n.host } : {}), snapshot: r.snapshot!, ...extra };
+  }
+  if (given === 0 && skipped.length > 0) throw new InputError(skipped.map((s) => `${s.dir}: ${s.reason}`).join('\n'));
+}
+
+/**
+ * Load a cluster bundle directory, or several node directories, into one ClusterSnapshot.
+ * Throws InputError for unreadable paths or a path that is not a cluster bundle.
+ */
+export async function loadCluster(paths: string | readonly string[], opts: ClusterLoadOptions = {}): Promise<ClusterSnapshot> {
+  const report: ClusterReadReport = { skipped: [], loadedWith: 'in-process' };
+  const out: ClusterNode[] = [];
+  for await (const n of clusterNodes(paths, opts, report)) out.push(n);
+  const { skipped, loadedWith } = report;
   return { root: typeof paths === 'string' ? paths : paths.join(', '), nodes: out, loadedWith, ...(skipped.length ? { skipped } : {}) };
 }

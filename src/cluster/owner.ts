@@ -61,6 +61,30 @@ function isOwnAddress(s: NodeSnapshot, ip: Ip): boolean {
   return ownAddresses(s).some((a) => ipEquals(a.ip, ip));
 }
 
+/** The claim a route of the node makes on the addresses it covers (whichever address is asked about), if any. */
+function routeClaim(node: ClusterNode, r: Route): PodOwner | undefined {
+  if (r.origin !== undefined) return undefined;
+  const table = normalizeTable(r.table);
+  if (table !== 'main' && table !== 'local' && table !== 'default') return undefined;
+  if (r.type === 'blackhole' && !isHostPrefix(r))
+    return { node: node.name, kind: 'own-block', prefix: r.dst.prefix, summary: `${node.name}'s own pod block ${r.dstText} (blackhole: no pod route for this address)`, file: r.file, line: r.line };
+  if (r.type !== 'unicast') return undefined;
+  const dev = routeDev(r);
+  if (!dev) return undefined;
+  const role = interfaceRole(dev);
+  const via = routeVia(r);
+  // Cilium: `10.0.1.0/24 via 10.0.1.1 dev cilium_host` names the node's own router address.
+  const viaSelf = via?.ip !== undefined && isOwnAddress(node.snapshot, via.ip);
+  if (via && !viaSelf) return undefined;
+  // A host route to a pod veth; or, whatever its name, to a device that is no uplink, tunnel or
+  // loopback (CNIs name veths freely: cali*, lxc*, veth*, eni*, gke*, …).
+  if (isHostPrefix(r) && !viaSelf && (role === 'pod-veth' || role === 'other' || role === 'bridge'))
+    return { node: node.name, kind: 'pod-route', interface: dev, prefix: r.dst.prefix, summary: `${node.name} routes ${r.dstText} to pod interface ${dev}`, file: r.file, line: r.line };
+  if (role === 'bridge' || role === 'pod-veth' || (viaSelf && role === 'tunnel'))
+    return { node: node.name, kind: 'pod-subnet', interface: dev, prefix: r.dst.prefix, summary: `${node.name}'s pod subnet ${formatCidr(r.dst)} is on ${dev}`, file: r.file, line: r.line };
+  return undefined;
+}
+
 /** This node's claims on the address, best first. */
 export function nodeClaims(node: ClusterNode, ip: Ip): PodOwner[] {
   const s = node.snapshot;
@@ -70,30 +94,38 @@ export function nodeClaims(node: ClusterNode, ip: Ip): PodOwner[] {
     if (ipEquals(a.ip, ip)) out.push({ node: node.name, kind: 'node-address', interface: a.iface, prefix: host, summary: `${a.iface} of ${node.name} holds the address`, file: a.file, line: a.line });
   }
   for (const r of s.routes) {
-    if (r.origin !== undefined || r.family !== ip.family || !cidrContains(r.dst, ip)) continue;
-    const table = normalizeTable(r.table);
-    if (table !== 'main' && table !== 'local' && table !== 'default') continue;
-    if (r.type === 'blackhole' && !isHostPrefix(r)) {
-      out.push({ node: node.name, kind: 'own-block', prefix: r.dst.prefix, summary: `${node.name}'s own pod block ${r.dstText} (blackhole: no pod route for this address)`, file: r.file, line: r.line });
-      continue;
-    }
-    if (r.type !== 'unicast') continue;
-    const dev = routeDev(r);
-    if (!dev) continue;
-    const role = interfaceRole(dev);
-    const via = routeVia(r);
-    // Cilium: `10.0.1.0/24 via 10.0.1.1 dev cilium_host` names the node's own router address.
-    const viaSelf = via?.ip !== undefined && isOwnAddress(s, via.ip);
-    if (via && !viaSelf) continue;
-    // A host route to a pod veth; or, whatever its name, to a device that is no uplink, tunnel or
-    // loopback (CNIs name veths freely: cali*, lxc*, veth*, eni*, gke*, …).
-    if (isHostPrefix(r) && !viaSelf && (role === 'pod-veth' || role === 'other' || role === 'bridge')) {
-      out.push({ node: node.name, kind: 'pod-route', interface: dev, prefix: r.dst.prefix, summary: `${node.name} routes ${r.dstText} to pod interface ${dev}`, file: r.file, line: r.line });
-    } else if (role === 'bridge' || role === 'pod-veth' || (viaSelf && role === 'tunnel')) {
-      out.push({ node: node.name, kind: 'pod-subnet', interface: dev, prefix: r.dst.prefix, summary: `${node.name}'s pod subnet ${formatCidr(r.dst)} is on ${dev}`, file: r.file, line: r.line });
-    }
+    if (r.family !== ip.family || !cidrContains(r.dst, ip)) continue;
+    const claim = routeClaim(node, r);
+    if (claim) out.push(claim);
   }
   return out.sort((a, b) => RANK[a.kind] - RANK[b.kind] || b.prefix - a.prefix);
+}
+
+/**
+ * The part of a node that ownerOf() reads — its own addresses and the routes that claim addresses —
+ * in a snapshot without anything else: what a fleet comparison keeps of each node once its Services
+ * are folded in (a node's other routes, e.g. one per other node's pod subnet, grow with the fleet).
+ */
+export function claimingPart(node: ClusterNode): ClusterNode {
+  const s = node.snapshot;
+  const light: NodeSnapshot = {
+    name: s.name,
+    files: [],
+    rulesets: [],
+    ipsets: [],
+    ipsetsByName: new Map(),
+    ipvs: [],
+    nft: [],
+    routes: s.routes.filter((r) => routeClaim(node, r) !== undefined),
+    policyRules: [],
+    interfaces: s.interfaces.filter((i) => {
+      const role = interfaceRole(i.name);
+      return role !== 'loopback' && role !== 'ipvs-dummy';
+    }),
+    sysctls: new Map(),
+    extraNodeIps: s.extraNodeIps,
+  };
+  return { name: node.name, dir: node.dir, snapshot: light };
 }
 
 export interface Ownership {

@@ -157,6 +157,156 @@ interface Walk {
   assumptions: string[];
 }
 
+/** What every hop of one cross-node trace shares. */
+interface WalkCtx {
+  readonly cluster: ClusterSnapshot;
+  readonly protocol: TraceProtocol;
+  readonly assumptions: TraceAssumptions;
+  readonly maxHops: number;
+  readonly resolutionOf: (n: ClusterNode) => Promise<Resolution>;
+  readonly finish: (w: Walk, end: PathEnd) => void;
+}
+
+/** A finished walk as a path. */
+function crossPath(w: Walk, end: PathEnd): CrossPath {
+  const o0 = w.hops[0].outcome;
+  return {
+    probability: round(w.probability),
+    verdict: o0.verdict,
+    destination: o0.destination,
+    nodes: w.hops.map((h) => h.node),
+    hops: w.hops,
+    end,
+    problems: w.problems,
+    assumptions: w.assumptions,
+    conditions: w.hops.flatMap((h) => h.outcome.conditions),
+  };
+}
+
+type EndHere = (kind: PathEndKind, summary: string, extra?: Partial<PathEnd>, next?: NextHopJson | null) => void;
+
+/** Does the path end on this node before any route hands it on (unknown, dropped, local, unroutable)? Ends it if so. */
+function endsBeforeRouting(node: ClusterNode, outcome: TraceOutcome, owner: PodOwner | undefined, dstIp: Ip | undefined, here: Walk, end: EndHere): boolean {
+  if (outcome.delivery === 'unknown') {
+    // The node's evidence cannot say what happens (a chain cut out of the dump…): the path ends unknown.
+    const last = outcome.steps[outcome.steps.length - 1];
+    end('unknown', `the evidence of ${node.name} cannot say what happens${last ? ` after ${last.table}/${last.chain}${last.rule !== null ? ` (line ${last.rule})` : ''}` : ''}`);
+    return true;
+  }
+  if (outcome.delivery === 'stopped') {
+    const last = outcome.steps[outcome.steps.length - 1];
+    end('dropped', `${outcome.verdict} on ${node.name}${last ? ` in ${last.table}/${last.chain}${last.rule !== null ? ` (line ${last.rule})` : ''}` : ''}`);
+    return true;
+  }
+  if (outcome.delivery === 'local') {
+    end('node-local', `delivered to a process on ${node.name} (${outcome.destination} is local there)`, owner && owner.node === node.name ? { owner, ...(owner.interface ? { interface: owner.interface } : {}) } : {});
+    return true;
+  }
+  if (!dstIp) {
+    end('outside', `kpx cannot read the destination ${outcome.destination}`);
+    return true;
+  }
+  const route: RouteInfo | null = outcome.route;
+  if (route === null) {
+    here.problems.push(`${node.name} has no \`ip route\` dump: where the packet goes after this node is unknown`);
+    end('no-route', `${node.name}'s routes are not in the bundle`);
+    return true;
+  }
+  if (route.type !== 'unicast') {
+    end(route.type === 'local' ? 'node-local' : route.type === 'none' ? 'no-route' : 'dropped', `${node.name}: ${route.summary}`, owner?.node === node.name ? { owner } : {});
+    return true;
+  }
+  return false;
+}
+
+/** The route ends on this node: a pod interface or bridge (or the node's own router address). */
+function deliverHere(node: ClusterNode, route: RouteInfo, owner: PodOwner | undefined, dstIp: Ip, here: Walk, end: EndHere): void {
+  if (owner && owner.node === node.name) {
+    end('pod', `${formatIp(dstIp)} is a pod on ${node.name}, behind ${owner.interface ?? route.dev ?? '?'} (${owner.summary})`, { owner, ...((owner.interface ?? route.dev) ? { interface: owner.interface ?? route.dev } : {}) });
+    return;
+  }
+  if (owner) here.problems.push(`${node.name} delivers ${formatIp(dstIp)} locally on ${route.dev ?? '?'}, but ${owner.node} owns it (${owner.summary})`);
+  else here.problems.push(`${node.name} delivers ${formatIp(dstIp)} locally on ${route.dev ?? '?'}, but no node's dumps show that pod (no /32 route, no subnet): it may be gone`);
+  end('pod', `${node.name} delivers it on ${route.dev ?? '?'} (${route.summary})`, route.dev ? { interface: route.dev } : {});
+}
+
+/** The packet as the next node receives it: its source after any masquerade on this node. */
+function arrivingFrom(node: ClusterNode, trace: Trace, outcome: TraceOutcome, dstIp: Ip, dport: number, arriving: ArrivingPacket | undefined, here: Walk): ArrivingPacket {
+  let src = arriving === undefined ? trace.packet.src : arriving.src;
+  let srcReason = 'unchanged';
+  if (outcome.masquerade) {
+    const m = outcome.snatTo ?? masqueradeSource(node, dstIp);
+    if (m) {
+      src = m;
+      srcReason = `masqueraded by ${node.name}`;
+    } else here.assumptions.push(`${node.name} masquerades, but its source address for ${formatIp(dstIp)} is unknown: the original source is kept`);
+  }
+  return { src, sport: trace.packet.sport, dst: formatIp(dstIp), dport, protocol: trace.packet.protocol as TraceProtocol, srcReason };
+}
+
+/** Follow `outcome` of `trace` on `node`; `w` holds the hops before this one. */
+async function follow(x: WalkCtx, node: ClusterNode, trace: Trace, index: number, w: Walk, arriving: ArrivingPacket | undefined): Promise<void> {
+  const outcome = trace.outcomes[index];
+  const isOrigin = w.hops.length === 0;
+  const hopBase = { node: node.name, outcomeIndex: index, outcome, ...(isOrigin ? {} : { trace, arriving }) };
+  const here: Walk = { ...w, probability: w.probability * outcome.probability, problems: [...w.problems], assumptions: [...w.assumptions] };
+  const hp = splitHostPort(outcome.destination);
+  const dstIp = hp?.ip;
+  const ownership = dstIp ? ownerOf(x.cluster, dstIp) : { claims: [], ambiguous: false };
+  const owner = ownership.owner;
+  const role: CrossHop['role'] = isOrigin ? 'origin' : owner?.node === node.name ? 'destination' : 'transit';
+  const end: EndHere = (kind, summary, extra = {}, next = null) => {
+    here.hops = [...w.hops, { ...hopBase, role: kind === 'pod' || kind === 'node-local' ? (isOrigin ? 'origin' : 'destination') : role, next }];
+    x.finish(here, { kind, node: node.name, summary, ...extra });
+  };
+  if (outcome.route?.problem) here.problems.push(`${node.name}: ${outcome.route.problem}`);
+  if (ownership.ambiguous) here.problems.push(`several nodes claim ${hp ? formatIp(hp.ip) : outcome.destination}: ${ownership.claims.map((c) => `${c.node} (${c.summary})`).join('; ')}`);
+  if (endsBeforeRouting(node, outcome, owner, dstIp, here, end) || !dstIp || !hp) return;
+  const next = nextHop(x.cluster, node, dstIp);
+  if (!next) return deliverHere(node, outcome.route!, owner, dstIp, here, end);
+  let target = next.node;
+  const nj = nextJson(next);
+  if (target === null) {
+    if (owner && owner.node !== node.name) {
+      target = owner.node;
+      here.assumptions.push(`${next.summary}; assumed to reach ${owner.node}, which owns ${formatIp(dstIp)}`);
+    } else {
+      end(owner ? 'outside' : 'unowned', owner ? next.summary : `${next.summary}; no node of this bundle owns ${formatIp(dstIp)}`, {}, nj);
+      if (!owner) here.problems.push(`no node of this bundle owns ${formatIp(dstIp)} (no interface address, pod route or pod subnet)`);
+      return;
+    }
+  }
+  if (owner && owner.node !== target && next.how === 'gateway') here.problems.push(`${node.name} sends ${formatIp(dstIp)} to ${target}, but ${owner.node} owns it (${owner.summary})`);
+  const visited = [...w.hops.map((h) => h.node), node.name];
+  if (visited.includes(target)) {
+    here.problems.push(`routing loop: ${[...visited, target].join(' → ')}`);
+    return end('loop', `${node.name} sends it back to ${target}`, {}, nj);
+  }
+  if (visited.length >= x.maxHops) return end('too-many-hops', `stopped after ${visited.length} nodes`, {}, nj);
+  const arrive = arrivingFrom(node, trace, outcome, dstIp, hp.port ?? trace.packet.dport, arriving, here);
+  here.hops = [...w.hops, { ...hopBase, role, next: nj }];
+  await handOn(x, node, target, dstIp, arrive, here);
+}
+
+/** Trace the packet on the node it is handed to, and follow each of that trace's outcomes. */
+async function handOn(x: WalkCtx, node: ClusterNode, target: string, dstIp: Ip, arrive: ArrivingPacket, here: Walk): Promise<void> {
+  const nextNode = nodeByName(x.cluster, target)!;
+  const nextDest: Destination = { ip: dstIp, ipText: formatIp(dstIp), port: arrive.dport, protocol: x.protocol };
+  const srcIp = parseIp(arrive.src);
+  if (!srcIp || srcIp.family !== dstIp.family) {
+    here.problems.push(`cannot trace into ${target}: source ${arrive.src} is not usable`);
+    x.finish(here, { kind: 'outside', node: node.name, summary: `handed to ${target}` });
+    return;
+  }
+  const t = tracePacket(nextNode.snapshot, await x.resolutionOf(nextNode), nextDest, x.protocol, { from: { ip: arrive.src }, sport: arrive.sport, assumptions: x.assumptions });
+  if (t.outcomes.length === 0) {
+    here.problems.push(`${target}'s trace has no outcome`);
+    x.finish(here, { kind: 'dropped', node: target, summary: `nothing on ${target}` });
+    return;
+  }
+  for (let i = 0; i < t.outcomes.length; i++) await follow(x, nextNode, t, i, here, arrive);
+}
+
 export async function traceAcross(cluster: ClusterSnapshot, dest: Destination, protocol: TraceProtocol, opts: CrossTraceOptions): Promise<CrossTrace> {
   const first = nodeByName(cluster, opts.node);
   if (!first) throw new ClusterTraceError(`--node ${opts.node}: no such node in the bundle (nodes: ${cluster.nodes.map((n) => n.name).join(', ')})`);
@@ -181,133 +331,8 @@ export async function traceAcross(cluster: ClusterSnapshot, dest: Destination, p
   });
 
   const paths: CrossPath[] = [];
-  const finish = (w: Walk, end: PathEnd) => {
-    const o0 = w.hops[0].outcome;
-    paths.push({
-      probability: round(w.probability),
-      verdict: o0.verdict,
-      destination: o0.destination,
-      nodes: w.hops.map((h) => h.node),
-      hops: w.hops,
-      end,
-      problems: w.problems,
-      assumptions: w.assumptions,
-      conditions: w.hops.flatMap((h) => h.outcome.conditions),
-    });
-  };
-
-  /** Follow `outcome` of `trace` on `node`; `w` holds the hops before this one. */
-  const follow = async (node: ClusterNode, trace: Trace, index: number, w: Walk, arriving: ArrivingPacket | undefined): Promise<void> => {
-    const outcome = trace.outcomes[index];
-    const isOrigin = w.hops.length === 0;
-    const hopBase = { node: node.name, outcomeIndex: index, outcome, ...(isOrigin ? {} : { trace, arriving }) };
-    const here: Walk = { ...w, probability: w.probability * outcome.probability, problems: [...w.problems], assumptions: [...w.assumptions] };
-    const hp = splitHostPort(outcome.destination);
-    const dstIp = hp?.ip;
-    const ownership = dstIp ? ownerOf(cluster, dstIp) : { claims: [], ambiguous: false };
-    const owner = ownership.owner;
-    const role: CrossHop['role'] = isOrigin ? 'origin' : owner?.node === node.name ? 'destination' : 'transit';
-    const end = (kind: PathEndKind, summary: string, extra: Partial<PathEnd> = {}, next: NextHopJson | null = null) => {
-      here.hops = [...w.hops, { ...hopBase, role: kind === 'pod' || kind === 'node-local' ? (isOrigin ? 'origin' : 'destination') : role, next }];
-      finish(here, { kind, node: node.name, summary, ...extra });
-    };
-    if (outcome.route?.problem) here.problems.push(`${node.name}: ${outcome.route.problem}`);
-    if (ownership.ambiguous) here.problems.push(`several nodes claim ${hp ? formatIp(hp.ip) : outcome.destination}: ${ownership.claims.map((c) => `${c.node} (${c.summary})`).join('; ')}`);
-
-    if (outcome.delivery === 'unknown') {
-      // The node's evidence cannot say what happens (a chain cut out of the dump…): the path ends unknown.
-      const last = outcome.steps[outcome.steps.length - 1];
-      end('unknown', `the evidence of ${node.name} cannot say what happens${last ? ` after ${last.table}/${last.chain}${last.rule !== null ? ` (line ${last.rule})` : ''}` : ''}`);
-      return;
-    }
-    if (outcome.delivery === 'stopped') {
-      const last = outcome.steps[outcome.steps.length - 1];
-      end('dropped', `${outcome.verdict} on ${node.name}${last ? ` in ${last.table}/${last.chain}${last.rule !== null ? ` (line ${last.rule})` : ''}` : ''}`);
-      return;
-    }
-    if (outcome.delivery === 'local') {
-      end('node-local', `delivered to a process on ${node.name} (${outcome.destination} is local there)`, owner && owner.node === node.name ? { owner, ...(owner.interface ? { interface: owner.interface } : {}) } : {});
-      return;
-    }
-    if (!dstIp) {
-      end('outside', `kpx cannot read the destination ${outcome.destination}`);
-      return;
-    }
-    const route: RouteInfo | null = outcome.route;
-    if (route === null) {
-      here.problems.push(`${node.name} has no \`ip route\` dump: where the packet goes after this node is unknown`);
-      end('no-route', `${node.name}'s routes are not in the bundle`);
-      return;
-    }
-    if (route.type !== 'unicast') {
-      end(route.type === 'local' ? 'node-local' : route.type === 'none' ? 'no-route' : 'dropped', `${node.name}: ${route.summary}`, owner?.node === node.name ? { owner } : {});
-      return;
-    }
-    const next = nextHop(cluster, node, dstIp);
-    if (!next) {
-      // The route ends on this node: a pod interface or bridge (or the node's own router address).
-      if (owner && owner.node === node.name) {
-        end('pod', `${formatIp(dstIp)} is a pod on ${node.name}, behind ${owner.interface ?? route.dev ?? '?'} (${owner.summary})`, { owner, ...((owner.interface ?? route.dev) ? { interface: owner.interface ?? route.dev } : {}) });
-      } else {
-        if (owner) here.problems.push(`${node.name} delivers ${formatIp(dstIp)} locally on ${route.dev ?? '?'}, but ${owner.node} owns it (${owner.summary})`);
-        else here.problems.push(`${node.name} delivers ${formatIp(dstIp)} locally on ${route.dev ?? '?'}, but no node's dumps show that pod (no /32 route, no subnet): it may be gone`);
-        end('pod', `${node.name} delivers it on ${route.dev ?? '?'} (${route.summary})`, route.dev ? { interface: route.dev } : {});
-      }
-      return;
-    }
-    let target = next.node;
-    const nj = nextJson(next);
-    if (target === null) {
-      if (owner && owner.node !== node.name) {
-        target = owner.node;
-        here.assumptions.push(`${next.summary}; assumed to reach ${owner.node}, which owns ${formatIp(dstIp)}`);
-      } else {
-        end(owner ? 'outside' : 'unowned', owner ? next.summary : `${next.summary}; no node of this bundle owns ${formatIp(dstIp)}`, {}, nj);
-        if (!owner) here.problems.push(`no node of this bundle owns ${formatIp(dstIp)} (no interface address, pod route or pod subnet)`);
-        return;
-      }
-    }
-    if (owner && owner.node !== target && next.how === 'gateway') here.problems.push(`${node.name} sends ${formatIp(dstIp)} to ${target}, but ${owner.node} owns it (${owner.summary})`);
-    const visited = [...w.hops.map((h) => h.node), node.name];
-    if (visited.includes(target)) {
-      here.problems.push(`routing loop: ${[...visited, target].join(' → ')}`);
-      end('loop', `${node.name} sends it back to ${target}`, {}, nj);
-      return;
-    }
-    if (visited.length >= maxHops) {
-      end('too-many-hops', `stopped after ${visited.length} nodes`, {}, nj);
-      return;
-    }
-    const nextNode = nodeByName(cluster, target)!;
-    const prevSrc = isOrigin ? trace.packet.src : arriving!.src;
-    let src = prevSrc;
-    let srcReason = 'unchanged';
-    if (outcome.masquerade) {
-      const m = outcome.snatTo ?? masqueradeSource(node, dstIp);
-      if (m) {
-        src = m;
-        srcReason = `masqueraded by ${node.name}`;
-      } else here.assumptions.push(`${node.name} masquerades, but its source address for ${formatIp(dstIp)} is unknown: the original source is kept`);
-    }
-    const arrive: ArrivingPacket = { src, sport: trace.packet.sport, dst: formatIp(dstIp), dport: hp.port ?? trace.packet.dport, protocol: trace.packet.protocol as TraceProtocol, srcReason };
-    here.hops = [...w.hops, { ...hopBase, role, next: nj }];
-    const nextDest: Destination = { ip: dstIp, ipText: formatIp(dstIp), port: arrive.dport, protocol };
-    const srcIp = parseIp(src);
-    if (!srcIp || srcIp.family !== dstIp.family) {
-      here.problems.push(`cannot trace into ${target}: source ${src} is not usable`);
-      finish(here, { kind: 'outside', node: node.name, summary: `handed to ${target}` });
-      return;
-    }
-    const t = tracePacket(nextNode.snapshot, await resolutionOf(nextNode), nextDest, protocol, { from: { ip: src }, sport: arrive.sport, assumptions });
-    if (t.outcomes.length === 0) {
-      here.problems.push(`${target}'s trace has no outcome`);
-      finish(here, { kind: 'dropped', node: target, summary: `nothing on ${target}` });
-      return;
-    }
-    for (let i = 0; i < t.outcomes.length; i++) await follow(nextNode, t, i, here, arrive);
-  };
-
-  for (let i = 0; i < originTrace.outcomes.length; i++) await follow(first, originTrace, i, { hops: [], probability: 1, problems: [], assumptions: [] }, undefined);
+  const x: WalkCtx = { cluster, protocol, assumptions, maxHops, resolutionOf, finish: (w, end) => paths.push(crossPath(w, end)) };
+  for (let i = 0; i < originTrace.outcomes.length; i++) await follow(x, first, originTrace, i, { hops: [], probability: 1, problems: [], assumptions: [] }, undefined);
   paths.sort((a, b) => b.probability - a.probability || (a.destination < b.destination ? -1 : a.destination > b.destination ? 1 : 0));
   const trace0: Trace = podSource ? { ...originTrace, packet: { ...originTrace.packet, from: 'pod' }, assumptions: [podSource.why, ...originTrace.assumptions] } : originTrace;
   return {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compareNodes } from '../../src/cluster/compare.js';
 import { nodeView } from '../../src/generate/cluster-bundle.js';
 import { loadCluster } from '../../src/cluster/load.js';
-import { renderNodeComparison } from '../../src/cluster/render.js';
+import { renderNodeComparison } from '../../src/render/cluster/render.js';
 import { writeBundle } from '../../src/generate/bundle.js';
 import { generateCluster, planPort } from '../../src/generate/index.js';
 import { chalkInit } from '../../src/render/colors.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCluster } from '../../src/cluster/load.js';
 import { ownerOf } from '../../src/cluster/owner.js';
-import { crossTraceJson, renderCrossTraceText } from '../../src/cluster/render.js';
+import { crossTraceJson, renderCrossTraceText } from '../../src/render/cluster/render.js';
 import { traceAcross } from '../../src/cluster/trace.js';
 import { chalkInit } from '../../src/render/colors.js';
 import { renderJson } from '../../src/render/json.js';

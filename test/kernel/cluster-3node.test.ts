@@ -23,7 +23,7 @@ import { nodeView } from '../../src/generate/cluster-bundle.js';
 import { isClusterBundle, loadCluster } from '../../src/cluster/load.js';
 import { traceAcross, type CrossTrace } from '../../src/cluster/trace.js';
 import { compareNodes } from '../../src/cluster/compare.js';
-import { renderCrossTraceText } from '../../src/cluster/render.js';
+import { renderCrossTraceText } from '../../src/render/cluster/render.js';
 import type { ClusterSnapshot } from '../../src/cluster/types.js';
 import { chalkInit } from '../../src/render/colors.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';

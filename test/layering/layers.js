@@ -35,14 +35,21 @@ export const ALLOWED = {
   'src/render': ['src/lint', 'src/judge', 'src/trace', 'src/graph', 'src/kube', 'src/model', 'src/source', 'grammars/common'],
   'src/report': ['src/render', 'src/lint', 'src/judge', 'src/trace', 'src/graph', 'src/kube', 'src/load', 'src/model', 'src/source'],
   'src/cluster': ['src/render', 'src/judge', 'src/trace', 'src/kube', 'src/load', 'src/model', 'src/source'],
+  // Renderers of a result live under render/ by result, beside the result's module: they read its types.
+  'src/render/cluster': ['src/cluster', 'src/render', 'src/trace', 'src/kube', 'src/model', 'src/source'],
   'src/cli': ['src/*'],
   // Test and benchmark support (not shipped in dist/): it may use anything; nothing shipped may use it.
   'src/generate': ['src/*', GRAMMARS],
 };
 
+/** Folders inside an area that are areas of their own (a result's renderers, which read that result's module). */
+const SUB_AREAS = ['src/render/cluster'];
+
 /** `src/kube` for src/kube/hash.ts, `grammars/nft` for grammars/nft/rule.ts; undefined outside them. */
 export function areaOf(file) {
   const rel = relative(ROOT, file).split('\\').join('/');
+  const sub = SUB_AREAS.find((a) => rel.startsWith(`${a}/`));
+  if (sub) return sub;
   const m = /^(src|grammars)\/([^/]+)\//.exec(rel);
   return m ? `${m[1]}/${m[2]}` : undefined;
 }

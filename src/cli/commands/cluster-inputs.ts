@@ -2,7 +2,8 @@
  * Cluster bundles on the command line: `-i DIR` where DIR holds one folder per node, or several
  * `-i NODE_DIR` with `--nodes`. Single-node commands read one node of a bundle with `--node NAME`.
  */
-import { isClusterBundle, loadCluster } from '../../cluster/load.js';
+import { isClusterBundle, loadCluster, type ClusterLoadOptions } from '../../cluster/load.js';
+import { compareFleet, type FleetComparison } from '../../cluster/fleet.js';
 import type { ClusterSnapshot } from '../../cluster/types.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { UsageError } from '../exit.js';
@@ -25,16 +26,23 @@ export function clusterBundlePath(paths: readonly string[]): string | undefined 
 
 /** Load a cluster from the inputs (a bundle, or several node folders), with a spinner for people. */
 export async function loadClusterFromOptions(positional: readonly string[], opts: ClusterInputOptions, human: boolean, only?: readonly string[], purpose: 'full' | 'compare' = 'full'): Promise<ClusterSnapshot> {
+  return withClusterInputs(positional, opts, human, (paths, load) => loadCluster(paths, { ...load, purpose, ...(only ? { only } : {}) }));
+}
+
+/** `services --nodes`: the nodes read and compared one at a time (src/cluster/fleet.ts), with a spinner for people. */
+export async function compareFleetFromOptions(positional: readonly string[], opts: ClusterInputOptions, human: boolean): Promise<FleetComparison> {
+  return withClusterInputs(positional, opts, human, (paths, load) => compareFleet(paths, load));
+}
+
+async function withClusterInputs<T>(positional: readonly string[], opts: ClusterInputOptions, human: boolean, run: (paths: string | readonly string[], load: ClusterLoadOptions) => Promise<T>): Promise<T> {
   const paths = [...positional, ...(opts.input ?? [])];
   if (paths.length === 0) throw new UsageError('a cluster needs -i DIR (one sub-directory per node, e.g. from `kpx collect -o DIR/NODE` on each node) or several -i NODE_DIR');
   const bundle = clusterBundlePath(paths);
   if (!bundle && paths.length < 2) throw new UsageError(`${paths[0]} is one node's dumps, not a cluster bundle (expected one sub-directory per node, or several -i NODE_DIR)`);
   const progress = await startProgress(human, 'reading the nodes');
   try {
-    return await loadCluster(bundle ?? paths, {
+    return await run(bundle ?? paths, {
       nodeIps: opts.nodeIp ?? [],
-      purpose,
-      ...(only ? { only } : {}),
       onProgress: (p) => progress.update(p.phase === 'start' ? `parsing ${p.node} (${p.done}/${p.total} nodes done)` : `parsed ${p.node} (${p.done}/${p.total} nodes done)`),
     });
   } finally {

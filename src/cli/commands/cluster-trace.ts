@@ -2,7 +2,7 @@
 import { writeText } from '../output.js';
 import { protocolFlag, sourceOf } from './trace.js';
 import { traceAcross, type CrossTrace } from '../../cluster/trace.js';
-import { crossTraceJson, renderCrossTraceText } from '../../cluster/render.js';
+import { crossTraceJson, renderCrossTraceText } from '../../render/cluster/render.js';
 import { nodeByName } from '../../cluster/types.js';
 import { resolveJudged } from '../../judge/index.js';
 import { TraceInputError } from '../../trace/trace.js';

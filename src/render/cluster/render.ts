@@ -1,14 +1,14 @@
 /** Renderers for cluster bundles: the node comparison table and the cross-node trace. Pure. */
-import { printable, appendAll } from '../source/index.js';
-import type { Colors } from '../render/colors.js';
-import { chalkInit, terminalText } from '../render/colors.js';
-import { assumptionText, boundedStep, conditionText, fateText, formatPct, shownSteps, stepLines, traceJson } from '../render/trace.js';
-import { compareOutcomes, sharedSteps, wrapWords } from '../render/trace-layout.js';
-import { textWidth } from '../render/width.js';
-import type { NodeComparison, NodeDifference } from './compare.js';
-import { renderColumns, type Cell, type Column } from '../render/columns.js';
-import type { CrossHop, CrossPath, CrossTrace } from './trace.js';
-import type { ClusterSnapshot } from './types.js';
+import { printable, appendAll } from '../../source/index.js';
+import type { Colors } from '../colors.js';
+import { chalkInit, terminalText } from '../colors.js';
+import { assumptionText, boundedStep, conditionText, fateText, formatPct, shownSteps, stepLines, traceJson } from '../trace.js';
+import { compareOutcomes, sharedSteps, wrapWords } from '../trace-layout.js';
+import { textWidth } from '../width.js';
+import type { NodeComparison, NodeDifference } from '../../cluster/compare.js';
+import { renderColumns, type Cell, type Column } from '../columns.js';
+import type { CrossHop, CrossPath, CrossTrace } from '../../cluster/trace.js';
+import type { ClusterSnapshot } from '../../cluster/types.js';
 
 const COMPARISON_COLUMNS: readonly Column[] = [
   // Names and addresses are copied into the next command: never cut (a long one goes alone on its line).
