@@ -11,7 +11,8 @@ import { diagnostic, printable, type Diagnostic, appendAll } from '../common/sou
 import { noiseKind, splitInput } from '../common/text.js';
 import type { SynChain, SynCommand, SynCommandVerb, SynDocument, SynSet, SynTable, SynUnsupported } from '../common/nft-syntax.js';
 import { braceBalance, intern, isToken, lexLine, parseAtoms, plainAtoms, type Atom, type TokenAtom } from './parser.js';
-import { classifyRule, type RuleProblem } from './rule.js';
+import type { RuleProblem } from './cursor.js';
+import { classifyRule } from './rule.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
 import { COMMAND_VERBS, OTHER_VERBS, parseCommand } from './transaction.js';
 

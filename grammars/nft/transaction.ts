@@ -14,7 +14,9 @@
 import type { SynChain, SynCommand, SynCommandObject, SynCommandVerb, SynRule, SynSet } from '../common/nft-syntax.js';
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
-import { atomText, atomsText, classifyRule, Cursor, parseGroupElements, type RuleProblem } from './rule.js';
+import { atomText, atomsText, Cursor, type RuleProblem } from './cursor.js';
+import { parseGroupElements } from './elements.js';
+import { classifyRule } from './rule.js';
 import { appendAll } from '../common/source.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
