@@ -7,60 +7,16 @@ import { Lexer, type ILexingResult, type IRecognitionException, type IToken, EOF
 import { diagnostic, printable, type Diagnostic } from '../common/source.js';
 import { noiseKind, splitInput } from '../common/text.js';
 import { splitOptions, type OptionSyntax } from './options.js';
-import { ipsetParser, type MemberSyntax, type SaveLineSyntax, type Tok } from './parser.js';
+import { ipsetParser, type ListLineSyntax, type MemberSyntax, type SaveLineSyntax, type Tok } from './parser.js';
 import { allTokens } from './tokens.js';
 import { parseIpsetXmlLines } from './xml.js';
+import type { IpsetListSyntax, IpsetSaveSyntax, MutableBlock, SaveEntrySyntax, SkippedLine } from './syntax.js';
 
 export type { ExtraName, ExtraSyntax, FieldName, MemberSyntax, Tok } from './parser.js';
 export type { OptionSyntax } from './options.js';
 export { FLAG_OPTIONS, VALUED_OPTIONS, splitOptions } from './options.js';
 
-/** A line that is not part of the model: paste noise, or text kpx skipped (with the reason). */
-export interface SkippedLine {
-  readonly line: number;
-  readonly text: string;
-  readonly kind: 'noise' | 'unsupported';
-  readonly reason: string;
-}
-
-export interface HeaderSyntax {
-  readonly label: Tok;
-  readonly options: readonly OptionSyntax[];
-}
-
-/** One `Name: …` block of `ipset list`. */
-export interface ListBlockSyntax {
-  /** Line of the `Name:` label. */
-  readonly line: number;
-  readonly name: Tok;
-  readonly type?: Tok;
-  readonly revision?: Tok;
-  readonly header?: HeaderSyntax;
-  readonly size?: Tok;
-  readonly references?: Tok;
-  readonly entries?: Tok;
-  /** Line of `Members:`; absent in the terse listing (`ipset list -t`). */
-  readonly membersLine?: number;
-  readonly members: readonly MemberSyntax[];
-}
-
-export interface IpsetListSyntax {
-  readonly variant: 'plain' | 'xml';
-  readonly blocks: readonly ListBlockSyntax[];
-  readonly skipped: readonly SkippedLine[];
-  readonly diagnostics: readonly Diagnostic[];
-}
-
-/** `text` is the line as it appeared in the file. */
-export type SaveEntrySyntax =
-  | { readonly kind: 'create'; readonly line: number; readonly text: string; readonly name: Tok; readonly type: Tok; readonly options: readonly OptionSyntax[] }
-  | { readonly kind: 'add'; readonly line: number; readonly text: string; readonly name: Tok; readonly member: MemberSyntax };
-
-export interface IpsetSaveSyntax {
-  readonly entries: readonly SaveEntrySyntax[];
-  readonly skipped: readonly SkippedLine[];
-  readonly diagnostics: readonly Diagnostic[];
-}
+export type { SkippedLine, HeaderSyntax, ListBlockSyntax, IpsetListSyntax, SaveEntrySyntax, IpsetSaveSyntax } from './syntax.js';
 
 // ---------------------------------------------------------------------------------------------
 
@@ -188,122 +144,132 @@ function checkOptions(options: readonly OptionSyntax[], file: string, truncated:
 
 // ---------------------------------------------------------------------------------------------
 
-interface MutableBlock {
-  line: number;
-  name: Tok;
-  type?: Tok;
-  revision?: Tok;
-  header?: HeaderSyntax;
-  size?: Tok;
-  references?: Tok;
-  entries?: Tok;
-  membersLine?: number;
-  members: MemberSyntax[];
-}
 
 /** `ipset list` / `ipset -L` / `ipset list -t` (and `ipset list -o xml`, see xml.ts). */
 export function parseIpsetList(text: string, file: string): IpsetListSyntax {
   const { lines, tokensByLine, lastLineTruncated, diagnostics } = prepare(text, file);
-  const skipped: SkippedLine[] = [];
-  const blocks: MutableBlock[] = [];
-  let current: MutableBlock | undefined;
-  let inMembers = false;
+  const r = new ListReader(file, diagnostics);
   const parser = ipsetParser();
-
-  const skip = (n: number, raw: string, kind: SkippedLine['kind'], reason: string) => skipped.push({ line: n, text: raw, kind, reason });
-  const orphan = (n: number, raw: string, reason: string) => {
-    skip(n, raw, 'unsupported', reason);
-    diagnostics.push(diagnostic('warning', 'ipset/orphan-line', `${reason}; line skipped`, file, n, indentLength(raw) + 1, { found: `'${printable(raw.trim(), 40)}'` }));
-  };
-
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
     const raw = lines[i];
     if (raw.trim() === '') {
-      inMembers = false;
+      r.inMembers = false;
       continue;
     }
-    const noise = noiseReason(raw);
-    if (noise) {
-      skip(n, raw, 'noise', noise);
-      diagnostics.push(diagnostic('info', 'input/noise', `ignored ${noise} line`, file, n, indentLength(raw) + 1, { found: `'${printable(raw.trim(), 40)}'` }));
-      continue;
-    }
-    if (blocks.length === 0 && XML_START.test(raw)) {
+    if (r.noise(n, raw)) continue;
+    if (r.blocks.length === 0 && XML_START.test(raw)) {
       const xml = parseIpsetXmlLines(lines, i, file, lastLineTruncated);
-      return { variant: 'xml', blocks: xml.blocks, skipped: [...skipped, ...xml.skipped], diagnostics: [...diagnostics, ...xml.diagnostics] };
+      return { variant: 'xml', blocks: xml.blocks, skipped: [...r.skipped, ...xml.skipped], diagnostics: [...diagnostics, ...xml.diagnostics] };
     }
     const truncated = lastLineTruncated && n === lines.length;
     const tokens = stripAnnotation(tokensByLine[n] ?? [], 1, file, diagnostics);
     parser.begin(tokens);
     const node = parser.listLine();
-    if (parser.errors.length > 0 || node === undefined) {
-      const e = parser.errors[0];
-      if (e) diagnostics.push(parseDiagnostic(e, n, raw, tokens, file, truncated, inMembers ? 'member' : 'ipset list line', node?.kind === 'member'));
-      const partial = parser.partial;
-      if (truncated && inMembers && current && partial.element && !isLabel(tokens[0])) {
-        const member: MemberSyntax = { element: partial.element, extras: partial.extras };
-        checkMember(member, file, truncated, diagnostics);
-        current.members.push(member);
-      } else skip(n, raw, 'unsupported', e ? `${e.message} expected` : 'not understood');
-      continue;
-    }
+    if (parser.errors.length > 0 || node === undefined) r.failed(n, raw, tokens, truncated, parser.errors[0], node?.kind === 'member', parser.partial);
+    else r.line(n, raw, node, truncated);
+  }
+  return { variant: 'plain', blocks: r.blocks, skipped: r.skipped, diagnostics };
+}
+
+/** The blocks of a plain listing, read line by line. */
+class ListReader {
+  readonly skipped: SkippedLine[] = [];
+  readonly blocks: MutableBlock[] = [];
+  private current: MutableBlock | undefined;
+  inMembers = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly diagnostics: Diagnostic[],
+  ) {}
+
+  private skip(n: number, raw: string, kind: SkippedLine['kind'], reason: string): void {
+    this.skipped.push({ line: n, text: raw, kind, reason });
+  }
+
+  private orphan(n: number, raw: string, reason: string): void {
+    this.skip(n, raw, 'unsupported', reason);
+    this.diagnostics.push(diagnostic('warning', 'ipset/orphan-line', `${reason}; line skipped`, this.file, n, indentLength(raw) + 1, { found: `'${printable(raw.trim(), 40)}'` }));
+  }
+
+  noise(n: number, raw: string): boolean {
+    const noise = noiseReason(raw);
+    if (!noise) return false;
+    this.skip(n, raw, 'noise', noise);
+    this.diagnostics.push(diagnostic('info', 'input/noise', `ignored ${noise} line`, this.file, n, indentLength(raw) + 1, { found: `'${printable(raw.trim(), 40)}'` }));
+    return true;
+  }
+
+  /** A line the parser refused: reported; on a cut last line, the member read so far is kept. */
+  failed(n: number, raw: string, tokens: readonly IToken[], truncated: boolean, e: IRecognitionException | undefined, afterMember: boolean, partial: { readonly element?: Tok; readonly extras: MemberSyntax['extras'] }): void {
+    if (e) this.diagnostics.push(parseDiagnostic(e, n, raw, tokens, this.file, truncated, this.inMembers ? 'member' : 'ipset list line', afterMember));
+    if (truncated && this.inMembers && this.current && partial.element && !isLabel(tokens[0])) {
+      const member: MemberSyntax = { element: partial.element, extras: partial.extras };
+      checkMember(member, this.file, truncated, this.diagnostics);
+      this.current.members.push(member);
+    } else this.skip(n, raw, 'unsupported', e ? `${e.message} expected` : 'not understood');
+  }
+
+  line(n: number, raw: string, node: ListLineSyntax, truncated: boolean): void {
     switch (node.kind) {
-      case 'field': {
-        if (node.field === 'name') {
-          current = { line: n, name: node.value, members: [] };
-          blocks.push(current);
-          inMembers = false;
-          break;
-        }
-        if (!current) {
-          orphan(n, raw, `'${node.label.text}' outside a set block (no 'Name:' line before it)`);
-          break;
-        }
-        if (current[node.field] !== undefined || current.membersLine !== undefined) {
-          skip(n, raw, 'unsupported', `duplicate or misplaced '${node.label.text}'`);
-          diagnostics.push(
-            diagnostic('error', 'ipset/unexpected-field', `'${node.label.text}' repeated or after 'Members:' in set ${printable(current.name.text, 40)}`, file, n, node.label.column, {
-              expected: inMembers ? 'a member' : 'the next header field',
-              found: `'${node.label.text}'`,
-            }),
-          );
-          break;
-        }
-        current[node.field] = node.value;
-        break;
-      }
+      case 'field':
+        this.field(n, raw, node);
+        return;
       case 'header': {
-        if (!current) {
-          orphan(n, raw, `'Header:' outside a set block (no 'Name:' line before it)`);
-          break;
+        if (!this.current) {
+          this.orphan(n, raw, `'Header:' outside a set block (no 'Name:' line before it)`);
+          return;
         }
         const options = splitOptions(node.words);
-        checkOptions(options, file, truncated, diagnostics);
-        current.header = { label: node.label, options };
-        break;
+        checkOptions(options, this.file, truncated, this.diagnostics);
+        this.current.header = { label: node.label, options };
+        return;
       }
-      case 'members': {
-        if (!current) {
-          orphan(n, raw, `'Members:' outside a set block (no 'Name:' line before it)`);
-          break;
+      case 'members':
+        if (!this.current) {
+          this.orphan(n, raw, `'Members:' outside a set block (no 'Name:' line before it)`);
+          return;
         }
-        current.membersLine = n;
-        inMembers = true;
-        break;
-      }
-      case 'member': {
-        if (!current || !inMembers) {
-          orphan(n, raw, current ? `member line outside the 'Members:' section of set ${printable(current.name.text, 40)}` : `member line before any 'Name:' block`);
-          break;
+        this.current.membersLine = n;
+        this.inMembers = true;
+        return;
+      case 'member':
+        if (!this.current || !this.inMembers) {
+          this.orphan(n, raw, this.current ? `member line outside the 'Members:' section of set ${printable(this.current.name.text, 40)}` : `member line before any 'Name:' block`);
+          return;
         }
-        checkMember(node.member, file, truncated, diagnostics);
-        current.members.push(node.member);
-        break;
-      }
+        checkMember(node.member, this.file, truncated, this.diagnostics);
+        this.current.members.push(node.member);
+        return;
     }
   }
-  return { variant: 'plain', blocks, skipped, diagnostics };
+
+  /** `Name:` starts a block; `Type:`, `Revision:`, `Size in memory:` … are its fields. */
+  private field(n: number, raw: string, node: Extract<ListLineSyntax, { kind: 'field' }>): void {
+    const current = this.current;
+    if (node.field === 'name') {
+      this.current = { line: n, name: node.value, members: [] };
+      this.blocks.push(this.current);
+      this.inMembers = false;
+      return;
+    }
+    if (!current) {
+      this.orphan(n, raw, `'${node.label.text}' outside a set block (no 'Name:' line before it)`);
+      return;
+    }
+    if (current[node.field] !== undefined || current.membersLine !== undefined) {
+      this.skip(n, raw, 'unsupported', `duplicate or misplaced '${node.label.text}'`);
+      this.diagnostics.push(
+        diagnostic('error', 'ipset/unexpected-field', `'${node.label.text}' repeated or after 'Members:' in set ${printable(current.name.text, 40)}`, this.file, n, node.label.column, {
+          expected: this.inMembers ? 'a member' : 'the next header field',
+          found: `'${node.label.text}'`,
+        }),
+      );
+      return;
+    }
+    current[node.field] = node.value;
+  }
 }
 
 function isLabel(token: IToken | undefined): boolean {

@@ -97,139 +97,178 @@ const RULE_WHAT: Record<string, string> = {
   connectionLine: 'connection entry',
 };
 
+type LineRule = 'serviceLine' | 'realServerLine' | 'realServerTunLine' | 'saveLine' | 'connectionLine';
+
 /** Parse ipvsadm output into per-line syntax. Never throws on user input. */
 export function parseIpvsadmSyntax(text: string, file: string): IpvsadmSyntax {
   const input = splitInput(text);
-  const { lexer, parser } = tools();
-  const entries: IpvsadmEntry[] = [];
-  const diagnostics: Diagnostic[] = [];
-  let view: IpvsadmView | undefined;
-  let tunMode = false;
   let lastLine = 0;
   for (let i = 0; i < input.lines.length; i++) if (input.lines[i].trim() !== '') lastLine = i + 1;
-
-  const skip = (line: number, raw: string, reason: string, noise: boolean): void => {
-    entries.push({ kind: 'skipped', line, text: raw, reason, noise });
-  };
-
+  const r = new IpvsadmReader(file, lastLine, input.missingFinalNewline);
   for (let i = 0; i < input.lines.length; i++) {
     const raw = input.lines[i];
     const line = i + 1;
     if (raw.trim() === '') continue;
     const firstCol = raw.length - raw.trimStart().length + 1;
-    const noise = noiseKind(raw) ?? (/^\s*#/.test(raw) ? 'comment' : undefined);
-    if (noise) {
-      skip(line, raw, `noise: ${noise}`, true);
-      diagnostics.push(diagnostic('info', 'input/noise', `ignored ${noise} line: ${printable(raw.trim())}`, file, line, firstCol));
-      continue;
-    }
+    if (r.noise(raw, line, firstCol)) continue;
     const norm = normalise(raw);
+    if (r.title(norm, line) || r.unmodelled(norm, raw, line, firstCol)) continue;
+    r.syntaxLine(raw, line);
+  }
+  return { entries: r.entries, diagnostics: r.diagnostics, missingFinalNewline: input.missingFinalNewline, lastLine };
+}
+
+/** The lines of one ipvsadm output, with the listing (view) the titles announce. */
+class IpvsadmReader {
+  readonly entries: IpvsadmEntry[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  private view: IpvsadmView | undefined;
+  /** The second title announced a TunnelInfo column (`-L --tun-info`). */
+  private tunMode = false;
+  private readonly tools = tools();
+
+  constructor(
+    private readonly file: string,
+    private readonly lastLine: number,
+    private readonly missingFinalNewline: boolean,
+  ) {}
+
+  private skip(line: number, raw: string, reason: string, noise: boolean): void {
+    this.entries.push({ kind: 'skipped', line, text: raw, reason, noise });
+  }
+
+  noise(raw: string, line: number, firstCol: number): boolean {
+    const noise = noiseKind(raw) ?? (/^\s*#/.test(raw) ? 'comment' : undefined);
+    if (!noise) return false;
+    this.skip(line, raw, `noise: ${noise}`, true);
+    this.diagnostics.push(diagnostic('info', 'input/noise', `ignored ${noise} line: ${printable(raw.trim())}`, this.file, line, firstCol));
+    return true;
+  }
+
+  /** The version line and the title lines of each listing: they set the view of the lines below. */
+  title(norm: string, line: number): boolean {
     const version = VERSION.exec(norm);
     if (version) {
-      entries.push(version[2] ? { kind: 'version', line, version: version[1], size: Number(version[2]) } : { kind: 'version', line, version: version[1] });
-      if (view === 'connections' || view === 'save') view = undefined;
-      tunMode = false;
-      continue;
+      this.entries.push(version[2] ? { kind: 'version', line, version: version[1], size: Number(version[2]) } : { kind: 'version', line, version: version[1] });
+      if (this.view === 'connections' || this.view === 'save') this.view = undefined;
+      this.tunMode = false;
+      return true;
     }
     const title = TITLE.find(([re]) => re.test(norm));
     if (title) {
-      view = title[1];
-      tunMode = false;
-      entries.push({ kind: 'title', line, view });
-      continue;
+      this.view = title[1];
+      this.tunMode = false;
+      this.entries.push({ kind: 'title', line, view: this.view });
+      return true;
     }
     const title2 = TITLE2.exec(norm);
     if (title2) {
-      tunMode = title2[1] !== undefined;
-      if (tunMode && view === 'list') view = 'tun-info';
-      entries.push({ kind: 'title2', line, tunnelInfo: tunMode });
-      continue;
+      this.tunMode = title2[1] !== undefined;
+      if (this.tunMode && this.view === 'list') this.view = 'tun-info';
+      this.entries.push({ kind: 'title2', line, tunnelInfo: this.tunMode });
+      return true;
     }
     if (CONN_BANNER.test(norm)) {
-      view = 'connections';
-      entries.push({ kind: 'title', line, view });
-      continue;
+      this.view = 'connections';
+      this.entries.push({ kind: 'title', line, view: this.view });
+      return true;
     }
     if (CONN_TITLE.test(norm)) {
-      if (view !== 'connections') entries.push({ kind: 'title', line, view: 'connections' });
-      else entries.push({ kind: 'title2', line, tunnelInfo: false });
-      view = 'connections';
-      continue;
+      if (this.view !== 'connections') this.entries.push({ kind: 'title', line, view: 'connections' });
+      else this.entries.push({ kind: 'title2', line, tunnelInfo: false });
+      this.view = 'connections';
+      return true;
     }
+    return false;
+  }
+
+  /** Other ipvsadm output and error messages: skipped with a warning. */
+  unmodelled(norm: string, raw: string, line: number, firstCol: number): boolean {
     const other = OTHER_OUTPUT.find(([re]) => re.test(norm));
     if (other) {
-      skip(line, raw, other[1], false);
-      diagnostics.push(
-        diagnostic('warning', 'ipvsadm/unsupported-output', `${other[1]} is not modelled; line skipped: ${printable(norm)}`, file, line, firstCol),
+      this.skip(line, raw, other[1], false);
+      this.diagnostics.push(
+        diagnostic('warning', 'ipvsadm/unsupported-output', `${other[1]} is not modelled; line skipped: ${printable(norm)}`, this.file, line, firstCol),
       );
-      continue;
+      return true;
     }
     if (STDERR.test(norm)) {
-      skip(line, raw, 'error message (stderr)', false);
-      diagnostics.push(diagnostic('warning', 'input/stderr', `error output pasted into the dump: ${printable(norm)}`, file, line, firstCol));
-      continue;
+      this.skip(line, raw, 'error message (stderr)', false);
+      this.diagnostics.push(diagnostic('warning', 'input/stderr', `error output pasted into the dump: ${printable(norm)}`, this.file, line, firstCol));
+      return true;
     }
+    return false;
+  }
 
+  /** A service, real-server, rule or connection line, through the lexer and the line grammar. */
+  syntaxLine(raw: string, line: number): void {
+    const { lexer, parser } = this.tools;
     const lexed: ILexingResult = lexer.tokenize(raw);
     if (lexed.errors.length > 0) {
       const e = lexed.errors[0];
-      skip(line, raw, 'lexing error', false);
-      diagnostics.push(
-        diagnostic('error', 'parse/unexpected-character', `unexpected character ${printable(raw.substr(e.offset, 1))}`, file, line, e.offset + 1, {
+      this.skip(line, raw, 'lexing error', false);
+      this.diagnostics.push(
+        diagnostic('error', 'parse/unexpected-character', `unexpected character ${printable(raw.substr(e.offset, 1))}`, this.file, line, e.offset + 1, {
           found: printable(raw.substr(e.offset, 10)),
         }),
       );
-      continue;
+      return;
     }
     const tokens = lexed.tokens;
-    const first = tokens[0];
-    const second = tokens[1];
-    let rule: 'serviceLine' | 'realServerLine' | 'realServerTunLine' | 'saveLine' | 'connectionLine';
-    if (first.tokenType === T.Arrow) rule = tunMode ? 'realServerTunLine' : 'realServerLine';
-    else if (first.tokenType === T.AddService || first.tokenType === T.AddServer) rule = 'saveLine';
-    else if (view === 'connections' || (second !== undefined && EXPIRE.test(second.image) && tokens.length >= 6)) rule = 'connectionLine';
-    else if (first.tokenType === T.Tcp || first.tokenType === T.Udp || first.tokenType === T.Sctp || first.tokenType === T.Fwm) rule = 'serviceLine';
-    else {
-      skip(line, raw, 'not ipvsadm output', false);
-      diagnostics.push(
-        diagnostic(
-          'error',
-          'parse/unexpected-token',
-          `expected a virtual service (TCP|UDP|SCTP|FWM …), a real server ('-> …') or a rule (-A|-a …), found ${printable(first.image, 40)}`,
-          file,
-          line,
-          first.startOffset + 1,
-          { expected: "TCP|UDP|SCTP|FWM, '->', -A or -a", found: printable(first.image, 40) },
-        ),
-      );
-      continue;
-    }
+    const rule = this.ruleFor(tokens, raw, line);
+    if (!rule) return;
     parser.input = tokens;
     const syntax = parser[rule]();
     if (parser.errors.length > 0) {
-      const err = parser.errors[0];
-      const atEnd = Number.isNaN(err.token.startOffset) || err.token.tokenType.name === 'EOF';
-      const column = atEnd ? raw.trimEnd().length + 1 : err.token.startOffset + 1;
-      const found = atEnd ? 'end of line' : printable(err.token.image, 40);
-      const expected = expectedOf(err);
-      const cut = line === lastLine && input.missingFinalNewline;
-      const what = RULE_WHAT[rule];
-      skip(line, raw, cut ? `truncated ${what}` : `malformed ${what}`, false);
-      diagnostics.push(
-        diagnostic(
-          cut ? 'warning' : 'error',
-          cut ? 'parse/truncated-line' : 'parse/unexpected-token',
-          `${cut ? 'truncated' : 'malformed'} ${what}: expected ${expected}, found ${found}`,
-          file,
-          line,
-          column,
-          { expected, found },
-        ),
-      );
-      continue;
+      this.malformed(parser.errors[0], rule, raw, line);
+      return;
     }
-    if (rule === 'saveLine' && view === undefined) view = 'save';
-    entries.push(view ? { kind: 'syntax', line, text: raw, view, syntax } : { kind: 'syntax', line, text: raw, syntax });
+    if (rule === 'saveLine' && this.view === undefined) this.view = 'save';
+    const view = this.view;
+    this.entries.push(view ? { kind: 'syntax', line, text: raw, view, syntax } : { kind: 'syntax', line, text: raw, syntax });
   }
-  return { entries, diagnostics, missingFinalNewline: input.missingFinalNewline, lastLine };
+
+  /** Which line grammar reads these tokens, or undefined (reported) when none does. */
+  private ruleFor(tokens: ILexingResult['tokens'], raw: string, line: number): LineRule | undefined {
+    const first = tokens[0];
+    const second = tokens[1];
+    if (first.tokenType === T.Arrow) return this.tunMode ? 'realServerTunLine' : 'realServerLine';
+    if (first.tokenType === T.AddService || first.tokenType === T.AddServer) return 'saveLine';
+    if (this.view === 'connections' || (second !== undefined && EXPIRE.test(second.image) && tokens.length >= 6)) return 'connectionLine';
+    if (first.tokenType === T.Tcp || first.tokenType === T.Udp || first.tokenType === T.Sctp || first.tokenType === T.Fwm) return 'serviceLine';
+    this.skip(line, raw, 'not ipvsadm output', false);
+    this.diagnostics.push(
+      diagnostic(
+        'error',
+        'parse/unexpected-token',
+        `expected a virtual service (TCP|UDP|SCTP|FWM …), a real server ('-> …') or a rule (-A|-a …), found ${printable(first.image, 40)}`,
+        this.file,
+        line,
+        first.startOffset + 1,
+        { expected: "TCP|UDP|SCTP|FWM, '->', -A or -a", found: printable(first.image, 40) },
+      ),
+    );
+    return undefined;
+  }
+
+  private malformed(err: IRecognitionException, rule: LineRule, raw: string, line: number): void {
+    const atEnd = Number.isNaN(err.token.startOffset) || err.token.tokenType.name === 'EOF';
+    const column = atEnd ? raw.trimEnd().length + 1 : err.token.startOffset + 1;
+    const found = atEnd ? 'end of line' : printable(err.token.image, 40);
+    const expected = expectedOf(err);
+    const cut = line === this.lastLine && this.missingFinalNewline;
+    const what = RULE_WHAT[rule];
+    this.skip(line, raw, cut ? `truncated ${what}` : `malformed ${what}`, false);
+    this.diagnostics.push(
+      diagnostic(
+        cut ? 'warning' : 'error',
+        cut ? 'parse/truncated-line' : 'parse/unexpected-token',
+        `${cut ? 'truncated' : 'malformed'} ${what}: expected ${expected}, found ${found}`,
+        this.file,
+        line,
+        column,
+        { expected, found },
+      ),
+    );
+  }
 }

@@ -89,92 +89,115 @@ interface Fields {
 }
 
 export function unwrap(line: string): Unwrapped {
-  const kinds: EnvelopeKind[] = [];
-  let body = line;
-  let column = 1;
-  const env: Fields = {};
-  const cut = (n: number) => {
-    body = body.slice(n);
-    if (column) column += n;
-  };
+  const s: Peeling = { kinds: [], body: line, column: 1, env: {} };
   // A markdown blockquote (`> `) around the whole paste. klog's own block end is ` >`, after a space.
-  const q = /^>(?:\s+|$)/.exec(body);
+  const q = /^>(?:\s+|$)/.exec(s.body);
   if (q) {
-    kinds.push('quote');
-    cut(q[0].length);
+    s.kinds.push('quote');
+    cut(s, q[0].length);
   }
   for (let round = 0; round < 6; round++) {
-    const f = frame(body);
-    if (f) {
-      kinds.push('frame');
-      column += f.left;
-      body = f.inner;
-      continue;
-    }
-    if (/^\s*\{"log":/.test(body)) {
-      kinds.push('docker-json');
-      try {
-        const j = JSON.parse(body) as { log?: unknown; stream?: unknown; time?: unknown };
-        if (typeof j.log !== 'string') throw new Error('no log string');
-        if (typeof j.stream === 'string') env.stream = j.stream;
-        if (typeof j.time === 'string') env.time = j.time;
-        body = j.log.replace(/\r?\n$/, '');
-        column = 0;
-      } catch (e) {
-        env.badJson = (e as Error).message;
-        return { body, column, envelope: { kinds, ...env } };
-      }
-      continue;
-    }
-    const p = PREFIX.exec(body);
-    if (p) {
-      kinds.push('kubectl-prefix');
-      env.pod = p[1];
-      cut(p[0].length);
-      continue;
-    }
-    const c = CRI.exec(body);
-    if (c) {
-      kinds.push('cri');
-      env.time ??= c[1];
-      env.stream = c[2];
-      if (c[3] === 'P') env.partial = true;
-      cut(c[0].length);
-      continue;
-    }
-    const j = JOURNAL.exec(body);
-    if (j) {
-      kinds.push('journald');
-      env.time ??= j[1];
-      env.host = j[2];
-      env.ident = j[3];
-      if (j[4] !== undefined) env.pid = Number(j[4]);
-      cut(j[0].length);
-      continue;
-    }
-    const t = TIMESTAMP.exec(body);
-    if (t) {
-      kinds.push('timestamp');
-      env.time ??= t[1];
-      cut(t[0].length);
-      continue;
-    }
-    break;
+    const step = peel(s);
+    if (step === 'bad-json') return unwrapped(s);
+    if (step === 'none') break;
   }
-  if (RIGHT_BORDER.test(body)) {
-    if (!kinds.includes('frame')) kinds.push('frame');
-    body = body.trimEnd().slice(0, -1).trimEnd(); // the border RIGHT_BORDER found, and the padding around it
+  if (RIGHT_BORDER.test(s.body)) {
+    if (!s.kinds.includes('frame')) s.kinds.push('frame');
+    s.body = s.body.trimEnd().slice(0, -1).trimEnd(); // the border RIGHT_BORDER found, and the padding around it
   }
-  if (!LEADING_KLOG.test(body)) {
+  if (!LEADING_KLOG.test(s.body)) {
+    const body = s.body;
     const k = INNER_KLOG.exec(body.length > 240 ? body.slice(0, 240) : body);
     if (k) {
       const at = k.index + k[0].length - k[1].length;
-      kinds.push('prefix');
-      env.prefix = body.slice(0, at);
-      cut(at);
+      s.kinds.push('prefix');
+      s.env.prefix = body.slice(0, at);
+      cut(s, at);
     }
   }
-  return { body, column, envelope: { kinds, ...env } };
+  return unwrapped(s);
+}
+
+/** A line while its wrappers are peeled off, outermost first. */
+interface Peeling {
+  readonly kinds: EnvelopeKind[];
+  body: string;
+  /** Column of `body` in the line; 0 once a JSON string was decoded (columns are lost). */
+  column: number;
+  readonly env: Fields;
+}
+
+function unwrapped(s: Peeling): Unwrapped {
+  return { body: s.body, column: s.column, envelope: { kinds: s.kinds, ...s.env } };
+}
+
+function cut(s: Peeling, n: number): void {
+  s.body = s.body.slice(n);
+  if (s.column) s.column += n;
+}
+
+/** Peel one wrapper off the front of the body: `none` when there is none, `bad-json` on a broken docker JSON line. */
+function peel(s: Peeling): 'peeled' | 'none' | 'bad-json' {
+  const { kinds, env } = s;
+  const f = frame(s.body);
+  if (f) {
+    kinds.push('frame');
+    s.column += f.left;
+    s.body = f.inner;
+    return 'peeled';
+  }
+  if (/^\s*\{"log":/.test(s.body)) return dockerJson(s);
+  const p = PREFIX.exec(s.body);
+  if (p) {
+    kinds.push('kubectl-prefix');
+    env.pod = p[1];
+    cut(s, p[0].length);
+    return 'peeled';
+  }
+  const c = CRI.exec(s.body);
+  if (c) {
+    kinds.push('cri');
+    env.time ??= c[1];
+    env.stream = c[2];
+    if (c[3] === 'P') env.partial = true;
+    cut(s, c[0].length);
+    return 'peeled';
+  }
+  const j = JOURNAL.exec(s.body);
+  if (j) {
+    kinds.push('journald');
+    env.time ??= j[1];
+    env.host = j[2];
+    env.ident = j[3];
+    if (j[4] !== undefined) env.pid = Number(j[4]);
+    cut(s, j[0].length);
+    return 'peeled';
+  }
+  const t = TIMESTAMP.exec(s.body);
+  if (t) {
+    kinds.push('timestamp');
+    env.time ??= t[1];
+    cut(s, t[0].length);
+    return 'peeled';
+  }
+  return 'none';
+}
+
+/** Docker's json-file line `{"log":"…","stream":"stderr","time":"…"}`: the log string is the body. */
+function dockerJson(s: Peeling): 'peeled' | 'bad-json' {
+  s.kinds.push('docker-json');
+  try {
+    const j = JSON.parse(s.body) as { log?: unknown; stream?: unknown; time?: unknown };
+    if (typeof j.log !== 'string') throw new Error('no log string');
+    if (typeof j.stream === 'string') s.env.stream = j.stream;
+    if (typeof j.time === 'string') s.env.time = j.time;
+    s.body = j.log.replace(/\r?\n$/, '');
+    s.column = 0;
+  } catch (e) {
+    s.env.badJson = (e as Error).message;
+    return 'bad-json';
+  }
+  return 'peeled';
 }
 
 /**

@@ -4,7 +4,9 @@
  */
 import type { SynChain, SynElement, SynSet } from '../common/nft-syntax.js';
 import type { Atom, TokenAtom } from './parser.js';
-import { atomsText, dotParts, parseGroupElements, type RuleProblem } from './rule.js';
+import { atomsText, type RuleProblem } from './cursor.js';
+import { parseGroupElements } from './elements.js';
+import { dotParts } from './rule.js';
 import { appendAll } from '../common/source.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };

@@ -14,7 +14,9 @@
 import type { SynChain, SynCommand, SynCommandObject, SynCommandVerb, SynRule, SynSet } from '../common/nft-syntax.js';
 import type { Atom, GroupAtom, TokenAtom } from './parser.js';
 import { parseChainSpec, parseSetProperty } from './properties.js';
-import { atomText, atomsText, classifyRule, Cursor, parseGroupElements, type RuleProblem } from './rule.js';
+import { atomText, atomsText, Cursor, type RuleProblem } from './cursor.js';
+import { parseGroupElements } from './elements.js';
+import { classifyRule } from './rule.js';
 import { appendAll } from '../common/source.js';
 
 type Mut<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
@@ -164,64 +166,98 @@ export function parseCommand(atoms: readonly Atom[], raw: string, line: number, 
     family = fw;
     w.i++;
   }
-  const base = { verb, object, family, line, column: verbAtom.column };
-  const errorsBefore = problems.filter((p) => p.severity === 'error').length;
-  const done = (extra: Partial<Mut<SynCommand>>, nameColumn: number): CommandResult => {
+  const c = new CommandLine(w, raw, problems, { verb, object, family, line, column: verbAtom.column });
+  if (object === 'ruleset') return c.done({}, verbAtom.column);
+  if (object === 'table') return c.table();
+  const tableAtom = w.name('a table name');
+  if (!tableAtom) return { kind: 'error' };
+  const table = tableAtom.text;
+  if (object === 'chain' || object === 'set' || object === 'map') return c.namedObject(table, object);
+  if (object === 'element') return c.element(table);
+  return c.rule(table);
+}
+
+type CommandBase = Pick<SynCommand, 'verb' | 'object' | 'family' | 'line' | 'column'>;
+
+/** The rest of one command line, after its verb, object and family. */
+class CommandLine {
+  /** Errors before the command's arguments: an error among them makes the command one nft refuses. */
+  private readonly errorsBefore: number;
+  private readonly verb: SynCommandVerb;
+  private readonly line: number;
+
+  constructor(
+    private readonly w: Words,
+    private readonly raw: string,
+    private readonly problems: RuleProblem[],
+    private readonly base: CommandBase,
+  ) {
+    this.errorsBefore = problems.filter((p) => p.severity === 'error').length;
+    this.verb = base.verb;
+    this.line = base.line;
+  }
+
+  done(extra: Partial<Mut<SynCommand>>, nameColumn: number): CommandResult {
     // A command nft would refuse to parse is not applied (nft applies nothing of such a file).
-    if (problems.filter((p) => p.severity === 'error').length > errorsBefore) return { kind: 'error' };
-    const rest = w.peek();
+    if (this.problems.filter((p) => p.severity === 'error').length > this.errorsBefore) return { kind: 'error' };
+    const rest = this.w.peek();
     if (rest && !(rest.t === 'op' && (rest as TokenAtom).text === ';') && rest.t !== 'comment') {
-      w.fail('end of command', 'the end of the command');
+      this.w.fail('end of command', 'the end of the command');
       return { kind: 'error' };
     }
-    return { kind: 'command', command: { ...base, ...extra, nameColumn } };
-  };
-  const handleRef = (): number | undefined => {
-    if (w.word() !== 'handle') return undefined;
-    w.i++;
-    return w.number();
-  };
+    return { kind: 'command', command: { ...this.base, ...extra, nameColumn } };
+  }
 
-  if (object === 'ruleset') return done({}, verbAtom.column);
+  /** `handle N` of a delete/destroy by handle, or undefined (cursor unchanged) without one. */
+  private handleRef(): number | undefined {
+    if (this.verb !== 'delete' && this.verb !== 'destroy') return undefined;
+    if (this.w.word() !== 'handle') return undefined;
+    this.w.i++;
+    return this.w.number();
+  }
 
-  if (object === 'table') {
-    const h = verb === 'delete' || verb === 'destroy' ? handleRef() : undefined;
-    if (h !== undefined) return done({ handle: h }, atoms[w.i - 1].column);
+  private get adds(): boolean {
+    return this.verb === 'add' || this.verb === 'create';
+  }
+
+  table(): CommandResult {
+    const w = this.w;
+    const h = this.handleRef();
+    if (h !== undefined) return this.done({ handle: h }, w.atoms[w.i - 1].column);
     const nameAtom = w.name('a table name');
     if (!nameAtom) return { kind: 'error' };
     let tableSpec: { comment?: string; flags: string[] } | undefined;
     const g = w.peek();
-    if ((verb === 'add' || verb === 'create') && g?.t === 'group') {
-      tableSpec = tableBlock(g, line, problems);
+    if (this.adds && g?.t === 'group') {
+      tableSpec = tableBlock(g, this.line, this.problems);
       w.i++;
     }
-    return done({ table: nameAtom.text, ...(tableSpec ? { tableSpec } : {}) }, nameAtom.column);
+    return this.done({ table: nameAtom.text, ...(tableSpec ? { tableSpec } : {}) }, nameAtom.column);
   }
 
-  const tableAtom = w.name('a table name');
-  if (!tableAtom) return { kind: 'error' };
-  const table = tableAtom.text;
-
-  if (object === 'chain' || object === 'set' || object === 'map') {
-    const h = verb === 'delete' || verb === 'destroy' ? handleRef() : undefined;
-    if (h !== undefined) return done({ table, handle: h }, atoms[w.i - 1].column);
+  /** `chain`, `set` or `map`, by handle or by name with an optional `{ … }` block. */
+  namedObject(table: string, object: 'chain' | 'set' | 'map'): CommandResult {
+    const w = this.w;
+    const h = this.handleRef();
+    if (h !== undefined) return this.done({ table, handle: h }, w.atoms[w.i - 1].column);
     const nameAtom = w.name(`a ${object} name`);
     if (!nameAtom) return { kind: 'error' };
     const g = w.peek();
-    if ((verb === 'add' || verb === 'create') && g?.t === 'group') {
+    if (this.adds && g?.t === 'group') {
       w.i++;
-      if (object === 'chain') return done({ table, name: nameAtom.text, chain: chainBlock(g, nameAtom.text, line, problems) }, nameAtom.column);
-      return done({ table, name: nameAtom.text, set: setBlock(g, nameAtom.text, object, line, problems) }, nameAtom.column);
+      if (object === 'chain') return this.done({ table, name: nameAtom.text, chain: chainBlock(g, nameAtom.text, this.line, this.problems) }, nameAtom.column);
+      return this.done({ table, name: nameAtom.text, set: setBlock(g, nameAtom.text, object, this.line, this.problems) }, nameAtom.column);
     }
-    if ((verb === 'add' || verb === 'create') && object !== 'chain') {
+    if (this.adds && object !== 'chain') {
       // nft requires the key type of a new set or map: `add set ip t s { type … ; }`.
       w.fail('{', `{ type … } after the ${object} name`);
       return { kind: 'error' };
     }
-    return done({ table, name: nameAtom.text }, nameAtom.column);
+    return this.done({ table, name: nameAtom.text }, nameAtom.column);
   }
 
-  if (object === 'element') {
+  element(table: string): CommandResult {
+    const w = this.w;
     const nameAtom = w.name('a set or map name');
     if (!nameAtom) return { kind: 'error' };
     const g = w.peek();
@@ -230,53 +266,68 @@ export function parseCommand(atoms: readonly Atom[], raw: string, line: number, 
       return { kind: 'error' };
     }
     w.i++;
-    const elements = parseGroupElements(g, line, problems);
-    return done({ table, name: nameAtom.text, elements }, elements[0]?.column ?? g.column);
+    const elements = parseGroupElements(g, this.line, this.problems);
+    return this.done({ table, name: nameAtom.text, elements }, elements[0]?.column ?? g.column);
   }
 
-  // rules
-  const chainAtom = w.name('a chain name');
-  if (!chainAtom) return { kind: 'error' };
-  let handle: number | undefined;
-  let position: SynCommand['position'];
-  let handleColumn = chainAtom.column;
-  const pw = w.word();
-  if (pw === 'handle' || pw === 'position' || pw === 'index') {
-    w.i++;
-    handleColumn = w.peek()?.column ?? handleColumn;
-    const n = w.number();
-    if (n === undefined) return { kind: 'error' };
-    if (verb === 'replace' || verb === 'delete' || verb === 'destroy') {
-      if (pw === 'index') {
-        w.i -= 2;
-        w.fail('handle', 'handle N');
-        return { kind: 'error' };
-      }
-      handle = n;
-    } else position = { by: pw === 'index' ? 'index' : 'handle', value: n };
+  rule(table: string): CommandResult {
+    const w = this.w;
+    const chainAtom = w.name('a chain name');
+    if (!chainAtom) return { kind: 'error' };
+    const place = this.rulePlace(chainAtom.column);
+    if (!place) return { kind: 'error' };
+    const { handle, position, handleColumn } = place;
+    if (this.verb === 'delete' || this.verb === 'destroy') return this.done({ table, name: chainAtom.text, handle }, handleColumn);
+    const ruleAtoms = w.atoms.slice(w.i);
+    if (ruleAtoms.length === 0) {
+      w.fail('a rule', 'a rule');
+      return { kind: 'error' };
+    }
+    const r = classifyRule(ruleAtoms, this.line, this.problems);
+    const first = ruleAtoms[0];
+    const rule: Mut<SynRule> = {
+      exprs: r.exprs,
+      raw: first.line === 0 ? this.raw.slice(first.column - 1).trim() : atomsText(ruleAtoms),
+      line: this.line + first.line,
+      column: first.column,
+    };
+    if (r.comment !== undefined) rule.comment = r.comment;
+    w.i = w.atoms.length;
+    const extra: Partial<Mut<SynCommand>> = { table, name: chainAtom.text, rule };
+    if (handle !== undefined) extra.handle = handle;
+    if (position) extra.position = position;
+    return this.done(extra, handle !== undefined ? handleColumn : chainAtom.column);
   }
-  if ((verb === 'replace' || verb === 'delete' || verb === 'destroy') && handle === undefined) {
-    w.fail('handle', 'handle N');
-    return { kind: 'error' };
+
+  /**
+   * A rule's `handle N` (replace, delete, destroy: required) or `handle|position|index N` (add,
+   * insert: where it goes); undefined after an error.
+   */
+  private rulePlace(chainColumn: number): { handle?: number; position?: SynCommand['position']; handleColumn: number } | undefined {
+    const w = this.w;
+    const byHandle = this.verb === 'replace' || this.verb === 'delete' || this.verb === 'destroy';
+    let handle: number | undefined;
+    let position: SynCommand['position'];
+    let handleColumn = chainColumn;
+    const pw = w.word();
+    if (pw === 'handle' || pw === 'position' || pw === 'index') {
+      w.i++;
+      handleColumn = w.peek()?.column ?? handleColumn;
+      const n = w.number();
+      if (n === undefined) return undefined;
+      if (byHandle) {
+        if (pw === 'index') {
+          w.i -= 2;
+          w.fail('handle', 'handle N');
+          return undefined;
+        }
+        handle = n;
+      } else position = { by: pw === 'index' ? 'index' : 'handle', value: n };
+    }
+    if (byHandle && handle === undefined) {
+      w.fail('handle', 'handle N');
+      return undefined;
+    }
+    return { handle, position, handleColumn };
   }
-  if (verb === 'delete' || verb === 'destroy') return done({ table, name: chainAtom.text, handle }, handleColumn);
-  const ruleAtoms = atoms.slice(w.i);
-  if (ruleAtoms.length === 0) {
-    w.fail('a rule', 'a rule');
-    return { kind: 'error' };
-  }
-  const r = classifyRule(ruleAtoms, line, problems);
-  const first = ruleAtoms[0];
-  const rule: Mut<SynRule> = {
-    exprs: r.exprs,
-    raw: first.line === 0 ? raw.slice(first.column - 1).trim() : atomsText(ruleAtoms),
-    line: line + first.line,
-    column: first.column,
-  };
-  if (r.comment !== undefined) rule.comment = r.comment;
-  w.i = atoms.length;
-  const extra: Partial<Mut<SynCommand>> = { table, name: chainAtom.text, rule };
-  if (handle !== undefined) extra.handle = handle;
-  if (position) extra.position = position;
-  return done(extra, handle !== undefined ? handleColumn : chainAtom.column);
 }

@@ -1,7 +1,7 @@
 /**
  * `ip addr` text (full, `-o`, `-br`) and `ip -j addr` JSON → AddrDump.
  */
-import { parseIpAddrText, type AddrLineNode, type Segment, type Tok } from '../../grammars/ipaddr/index.js';
+import { parseIpAddrText, type AddrLineNode, type AddrSyntaxLine, type Segment, type Tok } from '../../grammars/ipaddr/index.js';
 import { scanJsonArray } from '../../grammars/ipaddr/json.js';
 import type { FormatParser, ParsedInput } from '../../grammars/common/format.js';
 import { parseCidr, parseIp } from '../model/addr.js';
@@ -257,102 +257,22 @@ export function extractIpAddr(text: string, file: string): { dump: AddrDump; dia
   const diagnostics: Diagnostic[] = [];
   const unsupported: Unsupported[] = [];
   const ctx: Ctx = { file, diagnostics, unsupported };
-  const done: IfaceBuild[] = [];
-  const byKey = new Map<string, IfaceBuild>();
-  let current: IfaceBuild | undefined;
+  const r: Reading = { done: [], byKey: new Map(), current: undefined };
   const hasHeaders = syntax.lines.some((l) => l.kind === 'node' && l.node.header);
-
-  const segmentInto = (b: IfaceBuild, s: Segment, line: number, text: string) => {
-    switch (s.kind) {
-      case 'addr':
-        addrSegment(ctx, b, s, line);
-        break;
-      case 'link':
-        linkSegment(ctx, b, s, line);
-        break;
-      case 'lft':
-        lftSegment(ctx, b, s, line);
-        break;
-      case 'altname':
-        for (const w of s.words) b.altnames.push(w.text);
-        break;
-      case 'other': {
-        if (kindLine(ctx, b, s, line)) break;
-        // `ip -d`/`-s` detail lines (`veth numtxqueues 1 …`, `RX: bytes packets …`): understood, not modelled.
-        const detail = [s.head, ...s.words].map((w) => w.text).join(' ');
-        b.extra.details = [b.extra.details, detail].filter(Boolean).join(' ');
-        unsupported.push({ line, text, reason: 'interface detail (ip -d / -s)' });
-        report(ctx, 'info', 'ip-addr/detail', `interface detail kept as text in extra.details: ${printable(detail)}`, line, s.head.column);
-        break;
-      }
-    }
-  };
-
   for (const l of syntax.lines) {
-    if (l.kind === 'noise') {
-      unsupported.push({ line: l.line, text: l.text, reason: `noise (${l.noise})` });
-      report(ctx, 'info', 'input/noise', `skipped ${l.noise} line: ${printable(l.text.trim())}`, l.line, 1);
-      continue;
-    }
-    if (l.kind === 'stderr') {
-      unsupported.push({ line: l.line, text: l.text, reason: 'stderr message' });
-      report(ctx, 'warning', 'input/stderr', `skipped an error message from ip: ${printable(l.text.trim())}`, l.line, 1);
-      continue;
-    }
-    if (l.kind === 'error') {
-      const e = l.errors[0];
-      unsupported.push({ line: l.line, text: l.text, reason: 'syntax error' });
-      report(ctx, 'error', 'parse/unexpected-token', `cannot read this as an ip addr line: ${printable(e.message, 160)}`, l.line, e.column, {
-        expected: e.expected,
-        found: e.found === undefined ? undefined : printable(e.found),
-      });
+    if (l.kind !== 'node') {
+      skippedLine(ctx, l);
       continue;
     }
     const n: AddrLineNode = l.node;
     if (n.header) {
-      const h = n.header;
-      const oneLine = h.flags === undefined && !h.name.text.endsWith(':');
-      if (oneLine) {
-        // `ip -o addr`: one line per address; lines of one interface share INDEX: NAME.
-        const key = `${h.index.text} ${h.name.text}`;
-        let b = byKey.get(key);
-        if (!b) {
-          b = newIface(ctx, l.line, h.index, h.name);
-          byKey.set(key, b);
-          done.push(b);
-        }
-        current = b;
-      } else {
-        current = newIface(ctx, l.line, h.index, h.name);
-        byKey.set(`${h.index.text} ${h.name.text.replace(/:$/, '').replace(/@.*$/, '')}`, current);
-        done.push(current);
-        if (h.flags) current.iface.flags = h.flags.text.slice(1, -1).split(',').filter(Boolean);
-        headerWords(ctx, current, h.words, l.line);
-      }
-      for (const s of n.segments) segmentInto(current, s, l.line, l.text);
+      const current = headerLine(ctx, r, n.header, l.line);
+      for (const s of n.segments) segmentInto(ctx, current, s, l.line, l.text);
       continue;
     }
     const s = n.segments[0];
-    if (!hasHeaders && s.kind === 'other') {
-      // `ip -br addr`: NAME STATE ADDR/LEN…
-      const state = s.words[0];
-      if (state && BRIEF_STATES.has(state.text)) {
-        const b = newIface(ctx, l.line, undefined, s.head);
-        b.iface.state = state.text;
-        const rest = s.words.slice(1);
-        for (let i = 0; i < rest.length; i++) {
-          const words = [rest[i]];
-          if (rest[i + 1]?.text === 'peer' && rest[i + 2]) {
-            words.push(rest[i + 1], rest[i + 2]);
-            i += 2;
-          }
-          addrSegment(ctx, b, { kind: 'addr', head: { text: rest[i].text.includes(':') ? 'inet6' : 'inet', column: rest[i].column, endColumn: rest[i].column }, words }, l.line);
-        }
-        done.push(b);
-        continue;
-      }
-    }
-    if (!current) {
+    if (!hasHeaders && s.kind === 'other' && briefLine(ctx, r, s, l.line)) continue;
+    if (!r.current) {
       unsupported.push({ line: l.line, text: l.text, reason: 'line before any interface header' });
       report(ctx, 'error', 'ip-addr/no-interface', 'address or link line before any interface header', l.line, s.head.column, {
         expected: 'an interface header `INDEX: NAME: <FLAGS> …`',
@@ -360,10 +280,104 @@ export function extractIpAddr(text: string, file: string): { dump: AddrDump; dia
       });
       continue;
     }
-    segmentInto(current, s, l.line, l.text);
+    segmentInto(ctx, r.current, s, l.line, l.text);
   }
-  const interfaces = done.map(finishIface);
+  const interfaces = r.done.map(finishIface);
   return { dump: { interfaces, unsupported }, diagnostics };
+}
+
+/** The interfaces read so far, by `INDEX NAME`, and the one the next lines belong to. */
+interface Reading {
+  readonly done: IfaceBuild[];
+  readonly byKey: Map<string, IfaceBuild>;
+  current: IfaceBuild | undefined;
+}
+
+/** Paste noise, an error message from ip, a line the grammar could not read. */
+function skippedLine(ctx: Ctx, l: Exclude<AddrSyntaxLine, { kind: 'node' }>): void {
+  if (l.kind === 'noise') {
+    ctx.unsupported.push({ line: l.line, text: l.text, reason: `noise (${l.noise})` });
+    report(ctx, 'info', 'input/noise', `skipped ${l.noise} line: ${printable(l.text.trim())}`, l.line, 1);
+  } else if (l.kind === 'stderr') {
+    ctx.unsupported.push({ line: l.line, text: l.text, reason: 'stderr message' });
+    report(ctx, 'warning', 'input/stderr', `skipped an error message from ip: ${printable(l.text.trim())}`, l.line, 1);
+  } else {
+    const e = l.errors[0];
+    ctx.unsupported.push({ line: l.line, text: l.text, reason: 'syntax error' });
+    report(ctx, 'error', 'parse/unexpected-token', `cannot read this as an ip addr line: ${printable(e.message, 160)}`, l.line, e.column, {
+      expected: e.expected,
+      found: e.found === undefined ? undefined : printable(e.found),
+    });
+  }
+}
+
+/** `INDEX: NAME: <FLAGS> …` starts an interface; `ip -o addr` repeats it on each of its lines. */
+function headerLine(ctx: Ctx, r: Reading, h: NonNullable<AddrLineNode['header']>, line: number): IfaceBuild {
+  const oneLine = h.flags === undefined && !h.name.text.endsWith(':');
+  if (oneLine) {
+    // `ip -o addr`: one line per address; lines of one interface share INDEX: NAME.
+    const key = `${h.index.text} ${h.name.text}`;
+    let b = r.byKey.get(key);
+    if (!b) {
+      b = newIface(ctx, line, h.index, h.name);
+      r.byKey.set(key, b);
+      r.done.push(b);
+    }
+    r.current = b;
+    return b;
+  }
+  const current = newIface(ctx, line, h.index, h.name);
+  r.current = current;
+  r.byKey.set(`${h.index.text} ${h.name.text.replace(/:$/, '').replace(/@.*$/, '')}`, current);
+  r.done.push(current);
+  if (h.flags) current.iface.flags = h.flags.text.slice(1, -1).split(',').filter(Boolean);
+  headerWords(ctx, current, h.words, line);
+  return current;
+}
+
+/** `ip -br addr`: NAME STATE ADDR/LEN… — false when the line is not one. */
+function briefLine(ctx: Ctx, r: Reading, s: Segment, line: number): boolean {
+  const state = s.words[0];
+  if (!state || !BRIEF_STATES.has(state.text)) return false;
+  const b = newIface(ctx, line, undefined, s.head);
+  b.iface.state = state.text;
+  const rest = s.words.slice(1);
+  for (let i = 0; i < rest.length; i++) {
+    const words = [rest[i]];
+    if (rest[i + 1]?.text === 'peer' && rest[i + 2]) {
+      words.push(rest[i + 1], rest[i + 2]);
+      i += 2;
+    }
+    addrSegment(ctx, b, { kind: 'addr', head: { text: rest[i].text.includes(':') ? 'inet6' : 'inet', column: rest[i].column, endColumn: rest[i].column }, words }, line);
+  }
+  r.done.push(b);
+  return true;
+}
+
+function segmentInto(ctx: Ctx, b: IfaceBuild, s: Segment, line: number, text: string): void {
+  switch (s.kind) {
+    case 'addr':
+      addrSegment(ctx, b, s, line);
+      break;
+    case 'link':
+      linkSegment(ctx, b, s, line);
+      break;
+    case 'lft':
+      lftSegment(ctx, b, s, line);
+      break;
+    case 'altname':
+      for (const w of s.words) b.altnames.push(w.text);
+      break;
+    case 'other': {
+      if (kindLine(ctx, b, s, line)) break;
+      // `ip -d`/`-s` detail lines (`veth numtxqueues 1 …`, `RX: bytes packets …`): understood, not modelled.
+      const detail = [s.head, ...s.words].map((w) => w.text).join(' ');
+      b.extra.details = [b.extra.details, detail].filter(Boolean).join(' ');
+      ctx.unsupported.push({ line, text, reason: 'interface detail (ip -d / -s)' });
+      report(ctx, 'info', 'ip-addr/detail', `interface detail kept as text in extra.details: ${printable(detail)}`, line, s.head.column);
+      break;
+    }
+  }
 }
 
 function counts(d: AddrDump): Record<string, number> {
