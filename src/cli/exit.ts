@@ -9,15 +9,8 @@ import { ExitCode } from '../judge/inputs.js';
 import { UsageError } from '../app/io.js';
 import { RenderError } from '../render/output.js';
 
+// ExitCode (what each code means) lives beside the evidence that decides "cannot tell": src/judge/inputs.ts.
 export { ExitCode, UsageError };
-
-/**
- * 0 ok (an answer, possibly "nothing found" from whole evidence); 1 findings (lint at --fail-on) or
- * input files with errors (inspect); 2 usage, input or output error; 3 cannot tell: the inputs hold
- * no evidence that answers the question (no ruleset for the family, only unreadable or unknown
- * files), or the judgement (src/judge) finds the answer wholly unknown — every traced flow UNKNOWN,
- * every Service port shown unknown, or "nothing here" resting on evidence that is not whole.
- */
 
 /** The exit-code table for `--help` (the README says the same). */
 export const EXIT_CODES_HELP = `Exit codes:

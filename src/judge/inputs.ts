@@ -6,7 +6,13 @@
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
 
-/** The exit codes (docs/commands: 0 ok, 1 findings, 2 usage/input error, 3 cannot tell). */
+/**
+ * 0 ok (an answer, possibly "nothing found" from whole evidence); 1 findings (lint at --fail-on) or
+ * input files with errors (inspect); 2 usage, input or output error; 3 cannot tell: the inputs hold
+ * no evidence that answers the question (no ruleset for the family, only unreadable or unknown
+ * files), or the judgement (src/judge) finds the answer wholly unknown — every traced flow UNKNOWN,
+ * every Service port shown unknown, or "nothing here" resting on evidence that is not whole.
+ */
 export const ExitCode = { Ok: 0, Findings: 1, Error: 2, CannotTell: 3 } as const;
 
 /** Diagnostics that mean a whole file gave no evidence (as opposed to one bad line in a dump). */
