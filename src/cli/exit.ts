@@ -5,15 +5,12 @@
 import { InputError, fsReason } from '../load/index.js';
 import { OutputError, cannotWrite } from './output.js';
 import { printable } from '../source/index.js';
+import { ExitCode } from '../judge/inputs.js';
+import { UsageError } from '../app/io.js';
+import { RenderError } from '../render/output.js';
 
-/**
- * 0 ok (an answer, possibly "nothing found" from whole evidence); 1 findings (lint at --fail-on) or
- * input files with errors (inspect); 2 usage, input or output error; 3 cannot tell: the inputs hold
- * no evidence that answers the question (no ruleset for the family, only unreadable or unknown
- * files), or the judgement (src/judge) finds the answer wholly unknown — every traced flow UNKNOWN,
- * every Service port shown unknown, or "nothing here" resting on evidence that is not whole.
- */
-export const ExitCode = { Ok: 0, Findings: 1, Error: 2, CannotTell: 3 } as const;
+// ExitCode (what each code means) lives beside the evidence that decides "cannot tell": src/judge/inputs.ts.
+export { ExitCode, UsageError };
 
 /** The exit-code table for `--help` (the README says the same). */
 export const EXIT_CODES_HELP = `Exit codes:
@@ -27,11 +24,9 @@ export const EXIT_CODES_HELP = `Exit codes:
      nothing is there; services — every Service port shown is unknown, or none was resolved from
      evidence that is not whole; a Service name asked of dumps that name no Service`;
 
-/** Bad flags or arguments: exit 2 with a hint. */
-export class UsageError extends Error {}
 
 export function exitCodeFor(e: unknown): { code: number; message: string } {
-  if (e instanceof UsageError || e instanceof InputError || e instanceof OutputError) return { code: ExitCode.Error, message: e.message };
+  if (e instanceof UsageError || e instanceof RenderError || e instanceof InputError || e instanceof OutputError) return { code: ExitCode.Error, message: e.message };
   const err = e as Error & { code?: string; path?: string; syscall?: string };
   if (err && (err.code === 'commander.invalidArgument' || err.code === 'commander.missingArgument')) return { code: ExitCode.Error, message: err.message };
   // A filesystem error not wrapped where it happened is still the environment's, not a bug.

@@ -119,7 +119,7 @@ export function leftoversText(l: Leftovers): string {
 }
 
 /** Notes about the node's evidence, said once above `services` and `trace`: stale rules, leftovers, second views, partial tables. */
-export function nodeNotes(node: NodeJudgement, opts: { readonly trace?: boolean } = {}): string[] {
+export function nodeNotes(node: Pick<NodeJudgement, 'stale' | 'leftovers' | 'secondViews'>, opts: { readonly trace?: boolean } = {}): string[] {
   const out: string[] = [];
   // Stale rules come first, for every command (the first line of the answer).
   if (node.stale) out.push(`note: ${staleText(node.stale)}`);

@@ -253,7 +253,7 @@ export function serviceJudgementJson(j: ServiceJudgement): Record<string, unknow
 }
 
 /** What a node's answers rest on, once per document: partial evidence, stale rules, leftovers, second views. */
-export function nodeJudgementJson(node: NodeJudgement): Record<string, unknown> {
+export function nodeJudgementJson(node: NodeFacts): Record<string, unknown> {
   return {
     evidence: node.evidence.filter((e) => e.kind !== 'whole').map((e) => ({ ...e, message: evidenceText(e) })),
     stale: node.stale ? { ...node.stale, message: staleText(node.stale) } : null,
@@ -262,3 +262,6 @@ export function nodeJudgementJson(node: NodeJudgement): Record<string, unknown> 
     liveModes: node.liveModes,
   };
 }
+
+/** What the node's judgement says of the whole node, without the snapshot it holds (a result outlives the model). */
+export type NodeFacts = Pick<NodeJudgement, 'evidence' | 'stale' | 'leftovers' | 'secondViews' | 'liveModes'>;

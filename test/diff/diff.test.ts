@@ -18,7 +18,7 @@ import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { diffSnapshots, ruleText, type SnapshotDiff } from '../../src/diff/index.js';
 import { diffSequences } from '../../src/diff/sequence.js';
-import { renderDiffText } from '../../src/diff/render.js';
+import { renderDiffText } from '../../src/render/diff/text.js';
 import { chalkInit } from '../../src/render/colors.js';
 import { diffAction } from '../../src/cli/commands/diff.js';
 

@@ -14,7 +14,7 @@ import { generateCluster, groundTruth, writeBundle, type Cluster, type Mode, typ
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { diffSnapshots, type SnapshotDiff } from '../../src/diff/index.js';
-import { renderDiffText } from '../../src/diff/render.js';
+import { renderDiffText } from '../../src/render/diff/text.js';
 import { chalkInit } from '../../src/render/colors.js';
 import { SCHEMAS, versioned } from '../../src/render/schemas/index.js';
 

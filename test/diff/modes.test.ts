@@ -13,7 +13,7 @@ import { generateCluster, groundTruth, SHAPES, writeBundle, type Cluster, type M
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { diffSnapshots, type SnapshotDiff } from '../../src/diff/index.js';
-import { renderDiffText } from '../../src/diff/render.js';
+import { renderDiffText } from '../../src/render/diff/text.js';
 import { chalkInit } from '../../src/render/colors.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpx-diff-modes-'));

@@ -18,7 +18,7 @@ import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { tracePacket } from '../../src/trace/trace.js';
 import { readFileSync } from 'node:fs';
 import { snapshotOf } from '../lint/helpers.js';
-import { hasRuleEvidence } from '../../src/cli/evidence.js';
+import { hasRuleEvidence } from '../../src/judge/inputs.js';
 
 type Mode = 'iptables' | 'ipvs' | 'nftables';
 type Fault = 'endpoint-chain-removed' | 'conntrack-pin' | 'weight-zero' | 'failing-sync' | 'table-cut' | 'grep' | 'second-view';

@@ -17,7 +17,7 @@ import { renderTraceText } from '../../src/render/trace.js';
 import { KIND, snapshotOf } from '../lint/helpers.js';
 import { readFileSync } from 'node:fs';
 import { kubeProxyRestorePayload } from '../../src/generate/index.js';
-import { cannotTell, partialRulesNote } from '../../src/cli/evidence.js';
+import { cannotTell, partialRulesNote } from '../../src/render/evidence.js';
 
 /** A file of samples/iptables-mode-node (real tools' output: see samples/README.md). */
 const NODE = (f: string) => readFileSync(new URL(`../../samples/iptables-mode-node/${f}`, import.meta.url), 'utf8');

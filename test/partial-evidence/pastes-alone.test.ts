@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { lintSnapshot } from '../../src/lint/run.js';
 import { RULES } from '../../src/lint/index.js';
-import { cannotTell } from '../../src/cli/evidence.js';
+import { cannotTell } from '../../src/render/evidence.js';
 import type { ServicePort } from '../../src/kube/types.js';
 import { snapshotOf } from '../lint/helpers.js';
 import { cli } from '../helpers/cli.js';

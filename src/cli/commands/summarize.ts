@@ -1,19 +1,7 @@
-/**
- * `kpx summarize -o json`: one node's analysis as a compact, versioned JSON document (Services,
- * endpoints, findings, evidence references), for fleets: run it on every node and compare the
- * summaries in one place with `kpx services --nodes` (see docs/cluster.md, "Fleets").
- */
-import { nodeSummary, type EvidenceRefs, type SummaryFinding } from '../../cluster/summary.js';
-import { proxyModes } from '../../kube/modes.js';
-import { resolveJudged } from '../../judge/index.js';
-import { lintSnapshot } from '../../lint/run.js';
-import type { Finding } from '../../lint/rule.js';
-import { ExitCode } from '../exit.js';
-import { cannotTell, logAccountLines, reportInputProblems } from '../evidence.js';
-import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { VERSION } from '../../version.js';
-import { writeErr, writeJsonOut } from '../output.js';
-import { renderJsonLine } from '../../render/json.js';
+/** `kpx summarize -o json`: one node's compact summary for fleets (src/app/summarize.ts). */
+import type { InputOptions } from '../inputs.js';
+import { summarize } from '../../app/summarize.js';
+import { appIO, finish } from '../emit.js';
 
 export interface SummarizeOptions extends InputOptions {
   output: 'json';
@@ -23,25 +11,6 @@ export interface SummarizeOptions extends InputOptions {
   lint?: boolean;
 }
 
-function findingRef(f: Finding, ref: EvidenceRefs): SummaryFinding {
-  const evidence = [...(f.line > 0 ? [ref(f)] : []), ...(f.related ?? []).map(ref)];
-  return { ruleId: f.ruleId, severity: f.severity, message: f.message, ...(f.service !== undefined ? { service: f.service } : {}), fingerprint: f.fingerprint, evidence };
-}
-
 export async function summarizeAction(positional: string[], opts: SummarizeOptions): Promise<number> {
-  const snapshot = await loadFromOptions(positional, opts, false);
-  reportInputProblems(snapshot);
-  // A summary of nothing would read as "no Services" on the comparing side: say so here instead.
-  const unknown = cannotTell(snapshot, 'which Services this node implements');
-  if (unknown) {
-    writeErr(unknown + '\n');
-    for (const l of logAccountLines(snapshot)) writeErr(l + '\n');
-    return ExitCode.CannotTell;
-  }
-  const resolution = await resolveJudged(snapshot);
-  const linted = opts.lint === false ? [] : (await lintSnapshot(snapshot, {})).findings;
-  const findings = (ref: EvidenceRefs) => linted.map((f) => findingRef(f, ref));
-  const summary = nodeSummary({ node: opts.nodeName ?? snapshot.name, kpxVersion: VERSION, snapshot, resolution, modes: proxyModes(snapshot), findings });
-  writeJsonOut(renderJsonLine(summary));
-  return ExitCode.Ok;
+  return finish(await summarize({ inputs: positional, nodeName: opts.nodeName, lint: opts.lint }, appIO(opts, opts.output)), opts.output, opts);
 }

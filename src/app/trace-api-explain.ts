@@ -5,13 +5,13 @@
  * api-service-not-programmed). Names the dumps or the API give are resolved by the trace target
  * itself (src/trace/target.ts): the API's names flow into the resolved Services.
  */
-import { intendedDataplane } from '../../kube/intent.js';
-import { dataplaneShownWhole } from '../../kube/drift.js';
-import { formatHostPort } from '../../model/addr.js';
-import type { NodeSnapshot } from '../../model/snapshot.js';
-import type { Target } from '../../trace/target.js';
-import { explainWithoutRules } from '../../render/api.js';
-import { ExitCode } from '../exit.js';
+import { intendedDataplane } from '../kube/intent.js';
+import { dataplaneShownWhole } from '../kube/drift.js';
+import { formatHostPort } from '../model/addr.js';
+import type { NodeSnapshot } from '../model/snapshot.js';
+import type { Target } from '../trace/target.js';
+import { explainWithoutRules } from '../render/api.js';
+import { ExitCode } from '../judge/inputs.js';
 
 export function explainFromApi(target: Extract<Target, { kind: 'service' }>, snapshot: NodeSnapshot): { text: string; exit: number } | undefined {
   if (!snapshot.api) return undefined;

@@ -1,83 +1,18 @@
 /**
- * Can the inputs answer the question at all? `services`, `trace` and `lint` say first which
- * inputs could not be used (unreadable, not a dump, a collection that failed) and, when no
- * ruleset is left to answer from, exit 3 ("cannot tell") instead of reporting "nothing found".
+ * What the inputs could not answer, in words for stderr: the inputs not used, those read in part,
+ * and the "cannot tell" sentence when no ruleset answers the question (src/judge/inputs.ts decides).
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { tableShownWhole } from '../model/netfilter.js';
 import { printable } from '../source/index.js';
-import { writeErr } from './output.js';
 import { logAccounts } from '../kube/kube-proxy-account.js';
-import { logAccountLine } from '../render/kube-proxy-account.js';
-
-/** Diagnostics that mean a whole file gave no evidence (as opposed to one bad line in a dump). */
-const UNUSABLE = new Set([
-  'input/unreadable',
-  'input/unknown-format',
-  'collect/failed',
-  'collect/incomplete',
-  'internal/parser-crash',
-  // The input layer's refusals (src/load/input.ts, src/load/bundle.ts): listed, never read.
-  'input/too-large',
-  'input/special-file',
-  'input/symlink-loop',
-  'input/too-deep',
-  'input/too-many-entries',
-  'input/duplicate',
-  'input/outside-bundle',
-]);
-
-/** Read only in part: the text before the damage was used. */
-const PARTIAL = new Set(['input/gzip-damaged']);
-
-export interface UnusableInput {
-  readonly path: string;
-  readonly why: string;
-}
-
-export function unusableInputs(s: NodeSnapshot): UnusableInput[] {
-  const out: UnusableInput[] = [];
-  for (const f of s.files) {
-    // A listing that is not kube-proxy's (Cilium's tables, a capture) is recognised and said, never read.
-    const d = f.diagnostics.find((x) => ((x.severity === 'error' || x.code === 'input/duplicate' || x.code === 'input/outside-bundle') && UNUSABLE.has(x.code)) || x.code === 'input/not-kube-proxy');
-    if (!d) continue;
-    const looks = d.code === 'input/unknown-format' ? /\(it looks like (.*?)\);/.exec(d.message)?.[1] : undefined;
-    out.push({ path: f.path, why: d.code === 'input/unknown-format' ? `not a dump kpx reads${looks ? ` (it looks like ${looks})` : ''}` : d.message });
-  }
-  return out;
-}
-
-/** Files that were read but have error lines (the rest of each file was still read). */
-export function filesWithLineErrors(s: NodeSnapshot): string[] {
-  return s.files.filter((f) => f.diagnostics.some((d) => d.severity === 'error' && !UNUSABLE.has(d.code) && !PARTIAL.has(d.code))).map((f) => f.path);
-}
+import { logAccountLine } from './kube-proxy-account.js';
+import { PARTIAL, filesWithLineErrors, hasRuleEvidence, iptablesNftKubeTables, unusableInputs } from '../judge/inputs.js';
 
 /**
- * Tables iptables-nft wrote, seen through `nft list ruleset`, that hold kube-proxy's chains: kpx
- * resolves kube-proxy's iptables mode from iptables-save (which iptables-nft-save prints with every
- * match and comment), not from this view, where matches nft cannot show become `xt match …`.
+ * Said on stderr before any answer: which inputs were not used and which had bad lines.
  */
-export function iptablesNftKubeTables(s: NodeSnapshot, family?: 4 | 6): string[] {
-  const fams = family === undefined ? ['ip', 'ip6'] : [family === 4 ? 'ip' : 'ip6'];
-  return s.nft.flatMap((n) => n.tables.filter((t) => t.fromIptablesNft && fams.includes(t.family) && t.chains.some((c) => c.name.startsWith('KUBE-'))).map((t) => `table ${t.family} ${t.name}`));
-}
-
-/** Is there a ruleset (iptables-save, nft, IPVS) to answer from — for one family, or any? */
-export function hasRuleEvidence(s: NodeSnapshot, family?: 4 | 6): boolean {
-  const nftFamilies = family === undefined ? ['ip', 'ip6', 'inet'] : ['inet', family === 4 ? 'ip' : 'ip6'];
-  return (
-    s.rulesets.some((r) => family === undefined || r.family === family) ||
-    // An iptables-nft table viewed through nft is not evidence kpx reads (see iptablesNftKubeTables).
-    s.nft.some((n) => n.tables.some((t) => nftFamilies.includes(t.family) && !t.fromIptablesNft)) ||
-    s.ipvs.some((d) => d.virtualServers.some((v) => family === undefined || v.ip === undefined || v.ip.family === family))
-  );
-}
-
-/**
- * Tell stderr, before any answer, which inputs were not used and which had bad lines. Returns
- * the lines written (for tests).
- */
-export function reportInputProblems(s: NodeSnapshot, write: (text: string) => void = (t) => writeErr(t)): string[] {
+export function inputProblemLines(s: NodeSnapshot): string[] {
   const lines = unusableInputs(s).map((u) => `kpx: ${printable(u.path, 4096)}: ${u.why}${/\bnot (read|used)\b|not the whole node/.test(u.why) ? '' : '; not used'}`);
   for (const f of s.files) {
     const d = f.diagnostics.find((x) => PARTIAL.has(x.code));
@@ -92,7 +27,6 @@ export function reportInputProblems(s: NodeSnapshot, write: (text: string) => vo
         'so Service names and what those matches decide are unknown; iptables-save shows them',
     );
   }
-  for (const l of lines) write(l + '\n');
   return lines;
 }
 

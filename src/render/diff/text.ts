@@ -1,8 +1,8 @@
 /** Text rendering of a SnapshotDiff (the JSON form is the SnapshotDiff itself). */
-import type { Colors } from '../render/colors.js';
-import { printable, appendAll } from '../source/index.js';
-import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange, EndpointChange, OneSidedEvidence, ServiceChange } from './index.js';
-import { terminalText } from '../render/colors.js';
+import type { Colors } from '../colors.js';
+import { printable, appendAll } from '../../source/index.js';
+import type { FieldChange, ServiceSummary, SnapshotDiff, UnitChange, EndpointChange, OneSidedEvidence, ServiceChange } from '../../diff/index.js';
+import { terminalText } from '../colors.js';
 
 function value(v: unknown): string {
   if (v === null || v === undefined) return '-';
