@@ -11,7 +11,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { importCycles, importGraph, parse, readSources, type Cycle, type SourceFiles } from '../layering/imports.js';
+import { importCycles, importGraph, parse, type Cycle, type SourceFiles } from '../layering/imports.js';
 
 export interface FunctionSize {
   readonly file: string;
