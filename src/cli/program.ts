@@ -10,7 +10,7 @@ import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
 import { writeErr } from './output.js';
 import { escapeControls } from '../source/index.js';
 import { VERSION } from '../version.js';
-import { DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords } from '../load/input.js';
+import { DEFAULT_INPUT_SETTINGS, DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords, useInputSettings, type InputSettings } from '../load/input.js';
 
 /** `--help` examples, per command: real invocations (the samples ship with kpx). */
 const EXAMPLES: Record<string, readonly string[]> = {
@@ -99,27 +99,32 @@ const EXAMPLES: Record<string, readonly string[]> = {
 const examples = (command: string) => `\nExamples:\n${EXAMPLES[command].map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES_HELP}\n`;
 
 /**
- * The input layer's limits (src/load/input.ts), on every command that reads dumps. They travel
- * through the environment so that worker threads loading cluster nodes apply them too.
+ * The input layer's limits (src/load/input.ts), on every command that reads dumps. They are this
+ * run's input settings (inputSettingsOf(), set before each command), and cluster parser workers
+ * get them as workerData: nothing travels through the environment.
  */
 function limitOptions(cmd: Command): Command {
   return cmd
     .option('--max-input-size <size>', `the most text kpx reads from one input, after inflating a .gz (e.g. 512M, 1G; default ${sizeWords(DEFAULT_MAX_INPUT_BYTES).replace(' ', '')})`, (v: string) => {
       const n = parseSize(v);
       if (n === undefined) throw new InvalidArgumentError('not a size: give bytes, or a number with K, M or G (512M, 1G)');
-      process.env.KPX_MAX_INPUT_SIZE = String(n);
-      return v;
+      return n;
     })
     .option('--max-gzip-ratio <n>', `the most a .gz may inflate, as a multiple of its compressed size (default ${DEFAULT_MAX_GZIP_RATIO}; 0: no ratio limit)`, (v: string) => {
       const n = Number(v);
       if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError('not a number (0: no ratio limit)');
-      process.env.KPX_MAX_GZIP_RATIO = String(n);
-      return v;
+      return n;
     })
-    .option('--follow-symlinks', 'in a bundle directory, follow symlinks that lead out of it (never into /proc, /sys or /dev; redact never copies from outside)', () => {
-      process.env.KPX_FOLLOW_SYMLINKS = '1';
-      return true;
-    });
+    .option('--follow-symlinks', 'in a bundle directory, follow symlinks that lead out of it (never into /proc, /sys or /dev; redact never copies from outside)');
+}
+
+/** The input settings a command's options say (the defaults where a flag is not given). */
+export function inputSettingsOf(opts: { maxInputSize?: number; maxGzipRatio?: number; followSymlinks?: boolean }): InputSettings {
+  const d = DEFAULT_INPUT_SETTINGS.limits;
+  return {
+    limits: { maxBytes: opts.maxInputSize ?? d.maxBytes, maxGzipRatio: opts.maxGzipRatio ?? d.maxGzipRatio },
+    followSymlinks: opts.followSymlinks === true,
+  };
 }
 
 function inputOptions(cmd: Command): Command {
@@ -163,7 +168,11 @@ export function buildProgram(hooks: ProgramHooks): Command {
       hooks.exit(ExitCode.Error);
     })
     // `--no-pager` on any command: this run writes straight to stdout (set per run: in-process runs share the module).
-    .hook('preAction', (_program, command) => setPagerEnabled(command.opts().pager !== false));
+    .hook('preAction', (_program, command) => {
+      setPagerEnabled(command.opts().pager !== false);
+      // Set per run too, from this command's flags (defaults without them): in-process runs share the module.
+      useInputSettings(inputSettingsOf(command.opts()));
+    });
 
   addReaders(program);
   addAnalyses(program);

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { detectFormat, InputError } from '../load/index.js';
 import { loadSnapshot, readSmallJson } from '../load/snapshot.js';
-import { inputLimits } from '../load/input.js';
+import { inputLimits, inputSettings } from '../load/input.js';
+import type { WorkerSettings } from './worker.js';
 import { followLink, followSymlinks, MAX_DEPTH, MAX_ENTRIES } from '../load/bundle.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
@@ -328,7 +329,8 @@ async function loadInWorkers(nodes: readonly NodeDir[], count: number, opts: Clu
       });
       take();
     });
-  const workers = Array.from({ length: count }, () => new Worker(script));
+  const workerData: WorkerSettings = { input: inputSettings() };
+  const workers = Array.from({ length: count }, () => new Worker(script, { workerData }));
   try {
     await Promise.all(workers.map(runOne));
   } finally {

@@ -1,8 +1,11 @@
 /**
  * Parser worker for loadCluster(): receives `{id, dir, name, nodeIps}`, answers
  * `{id, snapshot[, resolution, modes]}` (structured clone keeps Maps and bigints) or `{id, error, inputError}`.
+ * The run's input settings (--max-input-size, --max-gzip-ratio, --follow-symlinks) come as
+ * workerData `{input}` (WorkerSettings), never through the environment.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { DEFAULT_INPUT_SETTINGS, useInputSettings, type InputSettings } from '../load/input.js';
 import { InputError } from '../load/index.js';
 import { loadSnapshot } from '../load/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
@@ -27,8 +30,17 @@ async function reply(job: Job, snapshot: NodeSnapshot): Promise<unknown> {
   return { id: job.id, snapshot: light, resolution, modes };
 }
 
+/** What the main thread hands each worker when it starts it. */
+export interface WorkerSettings {
+  readonly input: InputSettings;
+}
+
+const input = (workerData as WorkerSettings | null)?.input ?? DEFAULT_INPUT_SETTINGS;
+// Also this thread's default, for anything a loader reads without being passed the settings.
+useInputSettings(input);
+
 parentPort?.on('message', (job: Job) => {
-  loadSnapshot([job.dir], { name: job.name, nodeIps: job.nodeIps })
+  loadSnapshot([job.dir], { name: job.name, nodeIps: job.nodeIps, input })
     .then((snapshot) => reply(job, snapshot))
     .then(
     (m) => parentPort!.postMessage(m),

@@ -8,8 +8,7 @@
 import { parseIp } from '../model/addr.js';
 import type { Trace, TraceOutcome, UnknownReason, Verdict } from '../trace/types.js';
 import { mentionsOf, partialEvidence, tableEvidence } from './evidence.js';
-import type { Caveat, Cite, FlowJudgement, Pin, Reason } from './types.js';
-import type { NodeJudgement } from './index.js';
+import type { Caveat, Cite, FlowJudgement, NodeJudgement, Pin, Reason } from './types.js';
 
 const round = (p: number) => Math.round(p * 1e10) / 1e10;
 

@@ -25,42 +25,20 @@
 import { resolveServices } from '../kube/resolve.js';
 import type { Resolution, ServicePort } from '../kube/types.js';
 import type { ProxyMode } from '../model/snapshot.js';
-import type { NodeSnapshot, SecondView } from '../model/snapshot.js';
+import type { NodeSnapshot } from '../model/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
 import { stateReason } from '../kube/state-reason.js';
 import { evidenceOf } from './evidence.js';
 import { HEALTHY, judgeService, serviceContext } from './service.js';
 import { staleRules } from './sync.js';
-import type { Cite, ServiceJudgement, StaleRules, TableEvidence } from './types.js';
+import type { Leftovers, NodeJudgement, ServiceJudgement } from './types.js';
 
 export type * from './types.js';
 export { judgeFlow } from './flow.js';
 export { evidenceOf, isWhole, mentionsName, mentionsOf, partialEvidence } from './evidence.js';
 export { payloadLineOwner, failuresByTool, withPayload } from './sync.js';
 
-/** kube-proxy chains no hook reaches, said once (the resolver's `leftover-service-chains`). */
-export interface Leftovers {
-  readonly file: string;
-  readonly table: string;
-  readonly chains: number;
-  readonly servicePorts: number;
-  readonly example: string;
-  readonly cite?: Cite;
-}
 
-export interface NodeJudgement {
-  readonly snapshot: NodeSnapshot;
-  /** The Service ports as judged: `state` is the judgement's (the resolver's reading, where it differs, is in the reasons). */
-  readonly resolution: Resolution;
-  readonly evidence: readonly TableEvidence[];
-  readonly stale?: StaleRules;
-  readonly secondViews: readonly SecondView[];
-  readonly leftovers: readonly Leftovers[];
-  /** Proxy modes whose rules the hooks reach (the live dataplane), and those only leftovers show. */
-  readonly liveModes: readonly ProxyMode[];
-  readonly leftoverModes: readonly ProxyMode[];
-  judgementOf(s: ServicePort): ServiceJudgement;
-}
 
 const judged = new WeakMap<Resolution, NodeJudgement>();
 

@@ -3,7 +3,8 @@
  * with its reasons and the evidence they rest on. Typed codes and fields only; src/render words
  * them (src/render/judgement.ts).
  */
-import type { ServiceState } from '../kube/types.js';
+import type { Resolution, ServicePort, ServiceState } from '../kube/types.js';
+import type { NodeSnapshot, ProxyMode, SecondView } from '../model/snapshot.js';
 import type { StateReasonCode } from '../kube/state-reason.js';
 import type { UnknownReason, Verdict } from '../trace/types.js';
 
@@ -148,4 +149,28 @@ export interface FlowJudgement {
   readonly outcomeCaveats: readonly { readonly outcome: number; readonly caveat: Caveat }[];
   /** Nothing about this flow can be told from the evidence: `kpx trace` exits 3. */
   readonly cannotTell: boolean;
+}
+
+/** kube-proxy chains no hook reaches, said once (the resolver's `leftover-service-chains`). */
+export interface Leftovers {
+  readonly file: string;
+  readonly table: string;
+  readonly chains: number;
+  readonly servicePorts: number;
+  readonly example: string;
+  readonly cite?: Cite;
+}
+
+export interface NodeJudgement {
+  readonly snapshot: NodeSnapshot;
+  /** The Service ports as judged: `state` is the judgement's (the resolver's reading, where it differs, is in the reasons). */
+  readonly resolution: Resolution;
+  readonly evidence: readonly TableEvidence[];
+  readonly stale?: StaleRules;
+  readonly secondViews: readonly SecondView[];
+  readonly leftovers: readonly Leftovers[];
+  /** Proxy modes whose rules the hooks reach (the live dataplane), and those only leftovers show. */
+  readonly liveModes: readonly ProxyMode[];
+  readonly leftoverModes: readonly ProxyMode[];
+  judgementOf(s: ServicePort): ServiceJudgement;
 }

@@ -9,7 +9,7 @@ import { proxyModes } from '../kube/modes.js';
 import { judgeNode, type NodeJudgement } from '../judge/index.js';
 import type { Evidence, Resolution, ServicePort } from '../kube/types.js';
 import { servicePortName } from '../kube/hash.js';
-import type { Related } from './rule.js';
+import type { Related } from './finding.js';
 import { isTargetExtension } from '../model/iptables-targets.js';
 
 /** One iptables table of one ruleset, with reverse references. */

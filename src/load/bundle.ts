@@ -4,7 +4,7 @@
  *
  * - regular files are read; a symlink is followed only while it stays inside the bundle (its
  *   real path under the bundle's real path): one that leaves it is listed as outside the bundle
- *   and not read, unless the user asks (--follow-symlinks, KPX_FOLLOW_SYMLINKS=1); a link into
+ *   and not read, unless the user asks (--follow-symlinks); a link into
  *   /proc, /sys or /dev is never followed, asked or not;
  * - a symlink to a directory is walked unless that directory is already being read (a loop) or
  *   was read through another name;
@@ -21,9 +21,8 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { fsReason } from './errors.js';
-import type { RawInput } from './index.js';
-import { fileInput, openable } from './index.js';
-import { inputLimits, sizeWords, type InputLimits } from './input.js';
+import { fileInput, openable, type RawInput } from './raw-input.js';
+import { inputLimits, inputSettings, sizeWords, type InputLimits } from './input.js';
 
 /** Files kpx writes itself into bundles (manifest, the generator's ground truth), notes and OS droppings: not dumps. */
 export const IGNORED_NAMES = /^(manifest\.json|truth\.json|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
@@ -50,9 +49,9 @@ export function leftOutReason(name: string): string | undefined {
   return undefined;
 }
 
-/** Follow symlinks out of a bundle? Set by --follow-symlinks (through the environment, so cluster workers see it too). */
-export function followSymlinks(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.KPX_FOLLOW_SYMLINKS === '1';
+/** Follow symlinks out of a bundle? Set by --follow-symlinks (this run's input settings; cluster workers get them as workerData). */
+export function followSymlinks(): boolean {
+  return inputSettings().followSymlinks;
 }
 
 /** What a special file is, in words (`a named pipe (FIFO)`), or undefined for files and directories. */

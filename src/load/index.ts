@@ -8,7 +8,7 @@
  * parseStream() gets blocks of lines as they are read; one with parse() only gets the whole
  * text, under the same limits. Bundle entries are accounted for one by one (./bundle.ts).
  */
-import { closeSync, fstatSync, openSync, statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { diagnostic, type Diagnostic } from '../source/index.js';
 import { noiseKind, splitInput } from '../../grammars/common/text.js';
@@ -19,48 +19,14 @@ import { describeUnknown } from './describe.js';
 import { detectPaste } from './paste.js';
 import { looksLike } from './looks-like.js';
 import { fsReason } from './errors.js';
-import { InputLimitError, NotGzip, inputLimits, openTextStream, readWhole, tooBigOnDisk, wholeFile, type InputLimits, type StreamReport } from './input.js';
+import { InputLimitError, NotGzip, inputLimits, inputSettings, openTextStream, readWhole, tooBigOnDisk, type InputLimits, type InputSettings, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
+import { fileInput, openable, type RawInput } from './raw-input.js';
 
 export { fsReason } from './errors.js';
+export { fileInput, openable, type RawInput } from './raw-input.js';
 
 export class InputError extends Error {}
-
-export interface RawInput {
-  readonly path: string;
-  /** The text, when it is already in memory (tests; text kpx made itself). */
-  readonly text?: string;
-  /** Bytes on disk (0 when not known: stdin, a pipe, a `/proc` file). */
-  readonly bytes: number;
-  /** Set when this entry is not read (the reason, e.g. `permission denied (EACCES)`). */
-  readonly unreadable?: string;
-  /** The diagnostic code for `unreadable` (default input/unreadable): input/special-file, input/too-deep, input/too-large. */
-  readonly unreadableCode?: string;
-  /**
-   * A bundle entry left out as not a dump (a note, a hidden file; `unreadable` says which): its
-   * first bytes are still sniffed, so that a dump under such a name is said, never read silently.
-   */
-  readonly leftOut?: boolean;
-  /** Opens the entry's text as a stream (files on disk, stdin). */
-  readonly open?: (limits: InputLimits, report: StreamReport) => TextStream;
-  /** The whole text in one read, for readers that take it whole (./input.ts wholeFile(); undefined: join the stream's blocks). */
-  readonly whole?: (limits: InputLimits, report: StreamReport) => string | undefined;
-}
-
-/** A file (or FIFO, device, `/proc` file named on the command line) read as a stream. */
-export function fileInput(path: string, bytes: number): RawInput {
-  return { path, bytes, open: (limits, report) => openTextStream({ path }, bytes, limits, report), whole: (limits, report) => wholeFile(path, limits, report) };
-}
-
-/** Can this file be opened for reading? Checked when listing, so that nothing readable at all is an InputError up front. */
-export function openable(path: string): string | undefined {
-  try {
-    closeSync(openSync(path, 'r'));
-    return undefined;
-  } catch (e) {
-    return fsReason(e);
-  }
-}
 
 /**
  * Expand paths (directories → their files) and list them; `-` is stdin. A path or bundle
@@ -69,8 +35,8 @@ export function openable(path: string): string | undefined {
  * not directories are read whatever they are (a FIFO from `<(iptables-save)`, a `/proc` file);
  * inside a bundle, only regular files are (./bundle.ts).
  */
-export function readInputs(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
-  const out = readAll(paths, stdin);
+export function readInputs(paths: readonly string[], stdin?: () => Buffer, settings: InputSettings = inputSettings()): RawInput[] {
+  const out = readAll(paths, stdin, settings);
   if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
   return onceEach(out);
 }
@@ -100,7 +66,7 @@ function onceEach(inputs: RawInput[]): RawInput[] {
   });
 }
 
-function readAll(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
+function readAll(paths: readonly string[], stdin: (() => Buffer) | undefined, settings: InputSettings): RawInput[] {
   const out: RawInput[] = [];
   for (const p of paths) {
     if (p === '-') {
@@ -117,7 +83,7 @@ function readAll(paths: readonly string[], stdin?: () => Buffer): RawInput[] {
     }
     if (st.isDirectory()) {
       const before = out.length;
-      walkBundle(p, out);
+      walkBundle(p, out, { limits: settings.limits, followOutside: settings.followSymlinks });
       if (out.length === before) out.push({ path: p, bytes: 0, unreadable: 'the directory holds no files' });
       continue;
     }

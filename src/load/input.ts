@@ -14,8 +14,8 @@
  * - A `.gz` that ends early or is damaged mid-way: what inflated before the damage is read, and
  *   the damage is said (`damaged`); a file whose first bytes do not inflate is unreadable.
  *
- * The CLI sets the limits from its flags through the environment (KPX_MAX_INPUT_SIZE,
- * KPX_MAX_GZIP_RATIO), so that worker threads loading cluster nodes apply the same ones.
+ * The CLI passes the limits from its flags as arguments (useInputSettings() for this run), and
+ * to worker threads loading cluster nodes as workerData, so that they apply the same ones.
  */
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
@@ -75,14 +75,37 @@ export function sizeWords(bytes: number): string {
   return `${u === 0 ? v : Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
 }
 
-/** The limits in force: the environment (set by the CLI's flags), else the defaults. */
-export function inputLimits(env: NodeJS.ProcessEnv = process.env): InputLimits {
-  const size = env.KPX_MAX_INPUT_SIZE === undefined ? undefined : parseSize(env.KPX_MAX_INPUT_SIZE);
-  const ratio = env.KPX_MAX_GZIP_RATIO === undefined ? undefined : Number(env.KPX_MAX_GZIP_RATIO);
-  return {
-    maxBytes: size ?? DEFAULT_MAX_INPUT_BYTES,
-    maxGzipRatio: ratio !== undefined && Number.isFinite(ratio) && ratio >= 0 ? ratio : DEFAULT_MAX_GZIP_RATIO,
-  };
+/** What the command line sets for reading inputs: the limits, and whether a bundle walk follows symlinks out of the bundle. */
+export interface InputSettings {
+  readonly limits: InputLimits;
+  /** --follow-symlinks (./bundle.ts: never into /proc, /sys or /dev). */
+  readonly followSymlinks: boolean;
+}
+
+export const DEFAULT_INPUT_SETTINGS: InputSettings = {
+  limits: { maxBytes: DEFAULT_MAX_INPUT_BYTES, maxGzipRatio: DEFAULT_MAX_GZIP_RATIO },
+  followSymlinks: false,
+};
+
+let current: InputSettings = DEFAULT_INPUT_SETTINGS;
+
+/**
+ * This run's settings: set by the CLI from its flags before each command (src/cli/program.ts) and
+ * by a cluster parser worker from its workerData (src/cluster/worker.ts), never through the
+ * environment. Loaders take them as arguments (SnapshotOptions, parseInput's `limits`, WalkOptions);
+ * this is the default for a caller that passes none.
+ */
+export function useInputSettings(settings: InputSettings): void {
+  current = settings;
+}
+
+export function inputSettings(): InputSettings {
+  return current;
+}
+
+/** The limits in force (inputSettings().limits). */
+export function inputLimits(): InputLimits {
+  return current.limits;
 }
 
 /** An input stopped by a limit: `message` names the limit and how to raise it. */

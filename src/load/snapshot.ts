@@ -8,6 +8,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { inside } from './bundle.js';
 import type { ParsedFile } from './index.js';
 import { InputError, parseInput, readInputs } from './index.js';
+import { inputSettings, type InputSettings } from './input.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
 import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import { iptablesViewOf } from '../extract/iptables-nft-view.js';
@@ -38,6 +39,8 @@ export interface SnapshotOptions {
   readonly onFile?: (path: string, index: number, total: number) => void;
   /** A big file is being parsed: lines read so far, of how many (see ParseProgress). */
   readonly onParse?: (path: string, linesDone: number, linesTotal: number) => void;
+  /** The limits and --follow-symlinks (default: this run's, inputSettings()). */
+  readonly input?: InputSettings;
 }
 
 export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
@@ -223,7 +226,8 @@ function portsOfLinks(list: readonly NetInterface[]): BridgePort[] {
 
 /** Read, sniff, parse and assemble. Throws InputError only for unreadable paths. */
 export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<NodeSnapshot> {
-  const inputs = readInputs(paths, opts.stdin);
+  const settings = opts.input ?? inputSettings();
+  const inputs = readInputs(paths, opts.stdin, settings);
   opts = opts.name === undefined ? { ...opts, name: nodeNameOf(paths) } : opts;
   const parsed: ParsedFile[] = [];
   for (let i = 0; i < inputs.length; i++) {
@@ -233,7 +237,7 @@ export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptio
     opts.onFile?.(inputs[i].path, i, inputs.length);
     const path = inputs[i].path;
     const onParse = opts.onParse;
-    parsed.push(await parseInput(inputs[i], opts.format, onParse && ((done, total) => onParse(path, done, total))));
+    parsed.push(await parseInput(inputs[i], opts.format, onParse && ((done, total) => onParse(path, done, total)), settings.limits));
   }
   // Nothing could be read at all (every input unreadable or refused by a limit): an input error, one line each.
   const refusals = parsed.map((f) => f.diagnostics.find((d) => d.severity === 'error' && NOT_READ.has(d.code)));

@@ -1,10 +1,13 @@
 /**
  * The import direction of kpx, as an ESLint rule: each area (`grammars/<x>`, `src/<x>`) may import
- * its own files and the areas listed for it below, nothing else. docs/ARCHITECTURE.md states
+ * its own files and the areas listed for it below, and the packages listed for it in PACKAGES, nothing
+ * else. Import cycles are checked over the whole tree by test/layering/imports.ts (a rule sees one
+ * file at a time). docs/ARCHITECTURE.md states
  * the same table in words; this file is the one that is checked.
  *
  *   cli → app → render/report/cluster → lint/diff/redact → judge → trace/graph → kube/load → extract → model → source → grammars/common
  */
+import { builtinModules } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +51,70 @@ export const ALLOWED = {
 /** Folders inside an area that are areas of their own (a result's renderers, which read that result's module). */
 const SUB_AREAS = ['src/render/cluster'];
 
+/**
+ * The packages (npm or Node's built-ins) an area may import. An array is the whole list; `ANY_BUT_CLI`
+ * is every package but the command line's own. The analysis (grammars up to src/diff) reads data
+ * and returns data: no argument parser, spinner, colours, tables or terminal — only src/cli (and the
+ * renderers it calls) meet the terminal — so a core module runs the same in a worker, a test, a
+ * library user's process.
+ */
+export const ANY_BUT_CLI = 'any package but the CLI ones';
+/** The command line's and the terminal's packages: named in the message when a core area imports one. */
+export const TERMINAL_PACKAGES = ['commander', 'chalk', 'ora', 'cli-table3', 'node:tty', 'node:readline', 'node:readline/promises', 'node:repl'];
+/** Those that only src/cli may import (the renderers may colour and draw tables). */
+const CLI_ONLY = ['commander', 'ora', 'node:readline', 'node:readline/promises', 'node:repl'];
+export const PACKAGES = {
+  // Chevrotain is loaded once, here (chevrotain.ts finds the installed copy); YAML is a syntax.
+  'grammars/common': ['chevrotain', 'yaml', 'node:fs', 'node:module', 'node:path', 'node:url'],
+  [GRAMMARS]: ['yaml'],
+  'src/source': [],
+  'src/model': ['ipaddr.js'],
+  'src/extract': ['yaml'],
+  'src/load': ['node:fs', 'node:path', 'node:stream', 'node:string_decoder', 'node:timers/promises', 'node:zlib'],
+  'src/collect': ['node:child_process', 'node:fs', 'node:os', 'node:path', 'node:util'],
+  'src/kube': ['node:crypto'],
+  'src/trace': [],
+  'src/graph': ['@viz-js/viz'],
+  'src/judge': [],
+  // The rule catalogue writes docs/rules/ (catalogue.ts); configurations are YAML.
+  'src/lint': ['node:crypto', 'node:fs', 'node:path', 'node:url', 'yaml'],
+  'src/diff': [],
+  'src/redact': ['node:crypto', 'node:fs', 'node:path', 'yaml'],
+  'src/render': ANY_BUT_CLI,
+  'src/report': ANY_BUT_CLI,
+  'src/cluster': ANY_BUT_CLI,
+  'src/render/cluster': ANY_BUT_CLI,
+  'src/app': ANY_BUT_CLI,
+  'src/cli': '*',
+  'src/generate': ANY_BUT_CLI,
+};
+
+/** `node:fs` for `fs` and `node:fs/promises`'s package for itself; `yaml` for `yaml/util`; `@viz-js/viz` for itself. */
+export function packageName(specifier) {
+  const bare = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
+  if (specifier.startsWith('node:') || builtinModules.includes(bare)) return `node:${bare}`;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function packagesFor(area) {
+  if (area in PACKAGES) return PACKAGES[area];
+  if (area.startsWith('grammars/')) return PACKAGES[GRAMMARS];
+  return undefined;
+}
+
+/** Why `from` (an area) may not import the package `specifier`, or undefined when it may. */
+export function packageViolation(from, specifier) {
+  const name = packageName(specifier);
+  const allowed = packagesFor(from);
+  if (allowed === undefined) return `${from} is not in the package table (PACKAGES in test/layering/layers.js): add it with the packages it may import`;
+  if (allowed === '*') return undefined;
+  if (allowed === ANY_BUT_CLI) return CLI_ONLY.includes(name) ? `${from} may not import ${name}: only src/cli parses arguments and drives the terminal` : undefined;
+  if (allowed.includes(name)) return undefined;
+  const terminal = TERMINAL_PACKAGES.includes(name) ? ' — a command-line/terminal package: the analysis returns data, src/cli and src/render meet the terminal' : '';
+  return `${from} may not import the package ${name}${terminal} (allowed: ${allowed.join(', ') || 'no packages'})`;
+}
+
 /** `src/kube` for src/kube/hash.ts, `grammars/nft` for grammars/nft/rule.ts; undefined outside them. */
 export function areaOf(file) {
   const rel = relative(ROOT, file).split('\\').join('/');
@@ -79,12 +146,17 @@ export function violation(from, to) {
 }
 
 export const layersRule = {
-  meta: { type: 'problem', docs: { description: 'imports follow kpx layers' }, schema: [] },
+  meta: { type: 'problem', docs: { description: 'imports (of kpx files and of packages) follow kpx layers' }, schema: [] },
   create(context) {
     const from = areaOf(context.filename);
     if (from === undefined) return {};
     const check = (node, source) => {
-      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      if (typeof source !== 'string') return;
+      if (!source.startsWith('.')) {
+        const why = packageViolation(from, source);
+        if (why) context.report({ node, message: why });
+        return;
+      }
       const to = areaOf(resolve(dirname(context.filename), source));
       if (to === undefined) return;
       const why = violation(from, to);
@@ -95,6 +167,12 @@ export const layersRule = {
       ExportNamedDeclaration: (n) => n.source && check(n, n.source.value),
       ExportAllDeclaration: (n) => check(n, n.source.value),
       ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value),
+      // `typeof import('chalk')` and `import x = require('chalk')` are imports too.
+      TSImportType: (n) => {
+        const lit = n.source ?? n.argument?.literal;
+        if (lit?.type === 'Literal') check(n, lit.value);
+      },
+      TSExternalModuleReference: (n) => n.expression.type === 'Literal' && check(n, n.expression.value),
     };
   },
 };
