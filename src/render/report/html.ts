@@ -106,6 +106,7 @@ ol.ev li { display: grid; grid-template-columns: 14em minmax(0, 1fr); gap: 0.8em
 ol.ev .at { color: #555; font-family: ui-monospace, monospace; font-size: 0.85em; }
 ol.ev code.line { white-space: pre-wrap; word-break: break-all; scroll-margin-top: 3em; }
 section { scroll-margin-top: 0.5em; }
+a[href^="#ev-"] { white-space: nowrap; }
 :target { background: #fff3b0; outline: 2px solid #f59e0b; }
 .graph svg { max-width: 100%; height: auto; }
 `;

@@ -67,7 +67,7 @@ export function localityText(s: ServicePort, j: ServiceJudgement): string {
   if (notSaid + unresolved === n) return `unknown: the dumps do not say which of the ${plural(n, 'endpoint')} run on this node`;
   const counts = `${local} of ${plural(n, 'endpoint')} on this node${notSaid ? `, ${notSaid} whose node the dumps do not say` : ''}${unresolved ? `, ${unresolved} whose address is unknown` : ''}`;
   const kept = s.externalTrafficPolicy === 'Local' || s.internalTrafficPolicy === 'Local';
-  return kept ? `${localPolicies(s)}: ${localScope(s)} goes to the ${plural(local, 'local endpoint')} only; ${counts}` : `Cluster policy: every endpoint serves, on this node or not; ${counts}`;
+  return kept ? `${localPolicies(s)}: ${localScope(s)} goes to the ${plural(local, 'local endpoint')} only; ${counts}` : `Cluster policy: ${counts}`;
 }
 
 /** Links to dump lines, each once (at most `max`, then how many more and where they all are). */
@@ -139,7 +139,8 @@ export function otherServicesTable(services: readonly ServicePort[], judgementOf
     rows: services.map((s) => {
       const j = judgementOf(s);
       const addr = s.clusterIP ?? s.externalIPs[0] ?? s.loadBalancerIPs[0];
-      return [[serviceLabel(s)], [serviceType(s)], [`${addr ? formatHostPort(addr, s.port) : '-'} ${portsText(s)}`], [endpointSummary(s)], [{ text: j.state, cls: `verdict v-${j.state}` }], [{ text: localityText(s, j), cls: 'locality' }]];
+      const proto = s.protocol === null ? '<unknown>' : s.protocol.toUpperCase();
+      return [[serviceLabel(s)], [serviceType(s)], [`${addr ? formatHostPort(addr, s.port) : `port ${s.port}`}/${proto}${s.nodePort !== null ? `, NodePort ${s.nodePort}` : ''}`], [endpointSummary(s)], [{ text: j.state, cls: `verdict v-${j.state}` }], [{ text: localityText(s, j), cls: 'locality' }]];
     }),
   };
 }
