@@ -39,7 +39,7 @@ const HEIGHT = 800;
 const lintLabel = (s: ServicePort) => (s.namespace !== null && s.name !== null ? `${s.namespace}/${s.name}${s.portName ? `:${s.portName}` : ''}` : s.id);
 /** A dump line as the page must show it: control characters as `\xNN` (printable()), a tab as a space. */
 const shown = (line: string) => printable(line, 100000).replace(/\t/g, ' ');
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/; // eslint-disable-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 interface Expected {
   readonly node: NodeJudgement;

@@ -10,6 +10,7 @@ import type { ServicePort } from '../../kube/types.js';
 import { severityRank, type Finding } from '../../lint/rule.js';
 import type { LintResult } from '../../lint/run.js';
 import { portsText, reasonText, serviceLabel, unhealthyFirst } from '../services.js';
+import { appendAll } from '../../source/index.js';
 import type { EvidenceIndex } from './evidence.js';
 import { plural, type Block, type Inline, type ListItem } from './model.js';
 import { evidenceLinks, verdictWords } from './services.js';
@@ -52,7 +53,11 @@ export function problemsOf(node: NodeJudgement, lint: LintResult | null): Proble
       continue;
     }
     standalone.push(f);
-    for (const p of ports) if (!seen.has(p)) (seen.add(p), touched.push(p));
+    for (const p of ports) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      touched.push(p);
+    }
   }
   return { unhealthy, findingsOf, standalone, touched };
 }
@@ -75,7 +80,7 @@ function serviceProblem(s: ServicePort, node: NodeJudgement, p: Problems, ev: Ev
   const cites = [...s.evidence, ...(j.unknown?.reasons ?? []).flatMap((r) => ('cites' in r ? r.cites : []))];
   const content: Inline[] = [{ text: j.state, cls: `verdict v-${j.state}` }, ' ', serviceRef(s, anchorOf), ` ${portsText(s)}${reason ? ` (${reason})` : ''}: ${verdictWords(s, j)}`];
   const links = evidenceLinks(ev, cites, 3, 'the Service’s section lists them');
-  if (links.length) content.push(' — ', ...links);
+  if (links.length) appendAll(content, [' — ', ...links]);
   const sub = (p.findingsOf.get(s) ?? []).map((f) => [`lint ${f.severity} [${f.ruleId}] ${f.message} — `, ...evidenceLinks(ev, findingLines(f), 3)]);
   return { content, sub, cls: 'problem service-problem' };
 }
@@ -86,7 +91,7 @@ function findingProblem(f: Finding, ports: readonly ServicePort[], ev: EvidenceI
   if (port) content.push(serviceRef(port, anchorOf), ': ');
   content.push(f.message);
   const links = evidenceLinks(ev, findingLines(f), 4);
-  content.push(' — ', ...(links.length ? links : [f.file]));
+  appendAll(content, [' — ', ...(links.length ? links : [f.file])]);
   return { content, cls: 'problem lint-problem' };
 }
 
