@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { judgeSnapshot } from '../../src/judge/index.js';
+import { problemsOf } from '../../src/render/report/problems.js';
+import type { Finding } from '../../src/lint/rule.js';
 import { drawGraphs, evidenceGaps, htmlEscape, mdText, renderReport, type ReportInput } from '../../src/render/report/index.js';
 import { reportAction } from '../../src/cli/commands/report.js';
 import { lintSnapshot } from '../../src/lint/run.js';
@@ -84,6 +86,22 @@ describe('kpx report', () => {
     expect(rows.some((r) => r.includes('hostile-comment.iptables-save'))).toBe(true);
     const cells = (l: string) => l.split(/(?<!\\)\|/).length;
     for (const [i, l] of lines.entries()) if (l.startsWith('| ') && lines[i - 1]?.startsWith('|')) expect(cells(l)).toBe(cells(lines[lines.lastIndexOf('', i) + 1]));
+  });
+
+  it('a finding about a healthy Service (constructed finding: unit-style input) is a problem of its own, and the Service is shown in detail with it', async () => {
+    const input = await inputOf([SAMPLE], 'sample');
+    const dns = input.node.resolution.services.find((s) => s.name === 'kube-dns' && s.portName === 'dns')!;
+    expect(dns.state).toBe('healthy');
+    const finding: Finding = { ruleId: 'made-up-rule', severity: 'error', message: 'constructed finding about kube-dns', file: dns.evidence[0].file, line: dns.evidence[0].line, column: 1, text: dns.evidence[0].text, service: 'kube-system/kube-dns:dns', fingerprint: 'x' };
+    const lint = { ...input.lint!, findings: [finding], summary: { error: 1, warning: 0, info: 0 } };
+    const p = problemsOf(input.node, lint);
+    expect(p.standalone).toEqual([finding]);
+    expect(p.touched.filter((s) => s.state === 'healthy')).toEqual([dns]);
+    const md = renderReport({ ...input, lint }, 'md');
+    expect(md).toContain('## Problems (7)');
+    expect(md).toMatch(/^7\. error \\\[made-up-rule\\\] kube-system\/kube-dns:dns: constructed finding about kube-dns — iptables-save\.txt:\d+$/m);
+    const section = md.slice(md.indexOf('### kube-system/kube-dns:dns 53/UDP — healthy'), md.indexOf('## Other Services'));
+    expect(section).toContain('- **lint error**: \\[made-up-rule\\] constructed finding about kube-dns — iptables-save.txt:');
   });
 
   it('the header says what the evidence does not show: no ip route, no ip addr on the kind sample', async () => {

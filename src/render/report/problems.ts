@@ -18,7 +18,7 @@ import { evidenceLinks, verdictWords } from './services.js';
 export interface Problems {
   /** Service ports whose judged state is not healthy, unhealthy first. */
   readonly unhealthy: readonly ServicePort[];
-  /** Lint findings about each of those Service ports. */
+  /** Lint findings about each Service port touched (under an unhealthy one's problem, and in every one's section). */
   readonly findingsOf: ReadonlyMap<ServicePort, readonly Finding[]>;
   /** Lint findings about no unhealthy Service port: problems of their own. */
   readonly standalone: readonly Finding[];
@@ -53,7 +53,9 @@ export function problemsOf(node: NodeJudgement, lint: LintResult | null): Proble
       continue;
     }
     standalone.push(f);
+    // A healthy Service port a finding is about: touched, and the finding shown in its section too.
     for (const p of ports) {
+      findingsOf.set(p, [...(findingsOf.get(p) ?? []), f]);
       if (seen.has(p)) continue;
       seen.add(p);
       touched.push(p);
@@ -98,7 +100,7 @@ function findingProblem(f: Finding, ports: readonly ServicePort[], ev: EvidenceI
 /** The problems section: the count, what it is made of, and the list (at most `max` items). */
 export function problemsSection(node: NodeJudgement, lint: LintResult | null, p: Problems, ev: EvidenceIndex, anchorOf: AnchorOf, max: number): Block {
   const total = p.unhealthy.length + p.standalone.length;
-  const attached = [...p.findingsOf.values()].reduce((n, fs) => n + fs.length, 0);
+  const attached = new Set(p.unhealthy.flatMap((s) => p.findingsOf.get(s) ?? [])).size;
   const lintPart = lint ? `; lint: ${plural(lint.summary.error, 'error')}, ${plural(lint.summary.warning, 'warning')}, ${lint.summary.info} info${attached ? ` (${attached} of them under the Service they are about)` : ''}` : '; lint not run';
   const blocks: Block[] = [{ kind: 'heading', level: 2, text: `Problems (${total})`, id: 'problems-heading' }];
   blocks.push({ kind: 'paragraph', cls: 'summary', content: [`${plural(p.unhealthy.length, 'Service port')} not healthy${lintPart}.`] });
