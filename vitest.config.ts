@@ -5,10 +5,19 @@ import { defineConfig } from 'vitest/config';
 // Needs nothing outside this repo but Node: the kernel-backed suites (test/kernel) run when this
 // machine has root and the tools, else they are skipped and the closing banner says so
 // (test/helpers/kernel-reporter.ts). In CI and in `npm run test:kernel` they are required: missing
-// tools fail the run. Layout and timings: docs/testing.md.
+// tools fail the run. The same holds for the browser-backed test of the HTML report (a Chromium;
+// `npm run test:browser`). Layout and timings: docs/testing.md.
 
 /** Files that send real packets and measure splits and timeouts: after the rest, two at a time. */
 export const KERNEL_FILES = ['test/kernel/**/*.test.ts'];
+
+/**
+ * Files that open kpx's HTML output in headless Chromium (test/helpers/browser-env.ts): a project of
+ * their own, not the unit one — a browser takes a core and hundreds of MB, so it runs alone, after
+ * the unit and kernel files (never beside the kernel suites' timing-sensitive senders); not the
+ * kernel one — it needs no root and no kernel tools, and `npm run test:kernel` does not need a browser.
+ */
+export const BROWSER_FILES = ['test/browser/**/*.test.ts'];
 
 /**
  * Workers for the unit project: vitest's default (one per core but one), and at least two — on a
@@ -42,7 +51,7 @@ export default defineConfig({
           // changed in the process (environment, working directory, exit code).
           isolate: false,
           setupFiles: ['./test/helpers/file-state.ts'], // after the root's rpc-patience.ts (arrays merge)
-          exclude: ['test/corpus/**', ...KERNEL_FILES, 'node_modules/**'],
+          exclude: ['test/corpus/**', ...KERNEL_FILES, ...BROWSER_FILES, 'node_modules/**'],
         },
       },
       {
@@ -56,6 +65,15 @@ export default defineConfig({
           // process (kpxt-TAG-PID-N, helpers/netns.ts), conntrack, ipsets, rulesets and sysctls are
           // per namespace, and the legacy tools' machine-wide lock is waited for (--wait).
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: BROWSER_FILES,
+          sequence: { groupOrder: 2 },
+          poolOptions: { forks: { singleFork: true } },
         },
       },
     ],

@@ -322,7 +322,7 @@ function addComparisons(program: Command): void {
   inputOptions(
     program
       .command('report')
-      .description('write a one-file incident report: snapshot summary, lint findings, Service table, graphs')
+      .description('write a one-file incident report, answer first: the problems, the Services they touch, the other Services, the evidence lines')
       .argument('[inputs...]', 'dump files or bundle directories')
       .requiredOption('-o, --output <file>', 'report.md or report.html (format from the extension; - for Markdown on stdout)')
       .option('--service <target>', 'draw the graph of the Service ports this target names: ns/name[:port], VIP[:PORT] or nodeport:PORT, each [/proto] (repeatable)', collectRepeatable, [])

@@ -22,7 +22,7 @@ export interface LintReport {
 }
 
 /** `endpoint-unroutable (needs `ip route`)`, one per skipped rule. */
-const skippedText = (s: readonly SkippedRule[]) => s.map((x) => `${x.ruleId} (needs ${x.missing.map((m) => REQUIRED_INPUT_LABEL[m]).join(' and ')})`).join(', ');
+export const skippedText = (s: readonly SkippedRule[]) => s.map((x) => `${x.ruleId} (needs ${x.missing.map((m) => REQUIRED_INPUT_LABEL[m]).join(' and ')})`).join(', ');
 
 const NODE_WIDE = '(not tied to one Service)';
 

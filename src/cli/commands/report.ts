@@ -1,7 +1,9 @@
-/** `kpx report -o report.md|report.html`: a one-file incident report of a snapshot. */
+/** `kpx report -o report.md|report.html`: a one-file incident report of a snapshot, answer first (docs/commands/report.md). */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveJudged } from '../../judge/index.js';
-import { buildReport } from '../../report/index.js';
+import { judgeSnapshot } from '../../judge/index.js';
+import { lintSnapshot } from '../../lint/run.js';
+import { drawGraphs, renderReport } from '../../render/report/index.js';
+import { VERSION } from '../../version.js';
 import { serviceSelector } from './services.js';
 import { noMatchFor } from '../../trace/target.js';
 import { parseTargetArg, reportNoMatch } from '../target.js';
@@ -21,13 +23,20 @@ export async function reportAction(positional: string[], opts: ReportCliOptions)
   const sels = opts.service ?? [];
   const preds = sels.map((s) => [s, serviceSelector(s)] as const);
   const snapshot = await loadFromOptions(positional, opts, opts.output !== '-');
-  const res = await resolveJudged(snapshot);
+  const node = await judgeSnapshot(snapshot);
+  const res = node.resolution;
   for (const [sel, p] of preds) if (!res.services.some(p)) return reportNoMatch(noMatchFor(parseTargetArg(sel, '--service'), res, snapshot), {});
-  const text = await buildReport(snapshot, res, {
+  const text = renderReport(
+    {
+      node,
+      // Lint over the same judged resolution: its findings and the verdicts agree.
+      lint: opts.lint === false ? null : await lintSnapshot(snapshot, { resolution: res }),
+      graphs: await drawGraphs(snapshot, preds.map(([selector, p]) => ({ selector, services: res.services.filter(p) })), format === 'html'),
+      version: VERSION,
+      generatedAt: new Date().toISOString(),
+    },
     format,
-    lint: opts.lint !== false,
-    graphs: preds.map(([selector, p]) => ({ selector, services: res.services.filter(p) })),
-  });
+  );
   if (opts.output === '-') writeOut(text);
   else {
     writeOutputFile(opts.output, text);
