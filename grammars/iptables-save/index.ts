@@ -59,6 +59,18 @@ export interface IptablesSaveSink {
   syntax(line: number, column: number, text: string, syntax: LineSyntax): void;
   /** Any other entry: comments, paste noise, unsupported lines. */
   entry(e: Exclude<DocumentEntry, { kind: 'syntax' }>): void;
+  /**
+   * A reading of a plain rule line without tokens (issue 33: kube-proxy's own shapes), or
+   * undefined when the line needs the grammar. Called on lines as they are classified, before
+   * the lines before them are handed over: it must depend on the text alone. What it returns is
+   * handed back, in line order, to decoded().
+   */
+  decode?(text: string): unknown;
+  /**
+   * A line decode() read (no indentation: `column` is 1 and `text` the whole line). False when
+   * the consumer wants the grammar's reading of it after all (then syntax() gets it).
+   */
+  decoded?(line: number, column: number, text: string, value: unknown): boolean;
 }
 
 type EmitSyntax = (line: number, column: number, text: string, syntax: LineSyntax) => void;
@@ -80,7 +92,11 @@ const enum LineKind {
   Skip,
   Lex,
   Other,
+  /** Read by the sink's decode(), without tokens. */
+  Decoded,
 }
+
+const NOTHING_LEXED: { tokens: IToken[]; errors: ILexingError[] } = { tokens: [], errors: [] };
 
 /**
  * The same reading as parseIptablesSave(), entry by entry in line order, without keeping the
@@ -167,6 +183,12 @@ class IptablesSaveScanner {
   private readonly lexer: Lexer;
   private readonly reader: LineReader;
   private readonly kinds = new Uint8Array(CHUNK_LINES);
+  /** Where each lexed line of the chunk starts in the lexed text. */
+  private readonly starts = new Int32Array(CHUNK_LINES);
+  /** What the sink's decode() made of the chunk's Decoded lines. */
+  private readonly values: unknown[] = new Array<unknown>(CHUNK_LINES).fill(undefined);
+  private readonly decode: ((text: string) => unknown) | undefined;
+  private readonly decoded: ((line: number, column: number, text: string, value: unknown) => boolean) | undefined;
   /** Lines read before the current block. */
   private lineBase = 0;
   /** The held-back last line of the previous block, with its `\n` when it had one. */
@@ -187,6 +209,10 @@ class IptablesSaveScanner {
     const { lexer, reader } = lineTools();
     this.lexer = lexer;
     this.reader = reader;
+    if (sink.decode !== undefined && sink.decoded !== undefined) {
+      this.decode = sink.decode.bind(sink);
+      this.decoded = sink.decoded.bind(sink);
+    }
     resetInterned();
     reader.resetScan();
     scanning = true;
@@ -262,54 +288,38 @@ class IptablesSaveScanner {
 
   /** Returns true when the last line read was joined with the (held-back) line after it. */
   private scanLines(body: string, sliceable: boolean, lines: readonly string[], start: number, startOffset: number, count: number): boolean {
-    const { file, diagnostics, lexer, reader, kinds, emit, emitSyntax, progress } = this;
+    const { kinds, progress } = this;
     const base = this.lineBase;
     let consumedNext = false;
     let offset = startOffset; // offset of line `from` in `body` (when sliceable)
     for (let from = start; from < count; from += CHUNK_LINES) {
       if (progress !== undefined && (base + from) % PROGRESS_LINES < CHUNK_LINES) progress(base + from);
       const to = Math.min(count, from + CHUNK_LINES);
-      // 1. Classify the chunk's lines: only plain rule/table/chain lines are lexed together.
-      let lexable = 0;
-      for (let i = from; i < to; i++) {
-        const k = plainLine(lines[i]);
-        kinds[i - from] = k;
-        if (k === LineKind.Lex) lexable++;
-      }
+      // 1. Classify the chunk's lines: plain rule/table/chain lines are decoded or lexed together.
+      const { lexable, decoded } = this.classify(lines, from, to);
       let chunkLength = 0;
       for (let i = from; i < to; i++) chunkLength += lines[i].length + 1;
-      let tokens: IToken[] = [];
-      let errors: ILexingError[] = [];
-      if (lexable > 0) {
-        let chunk: string;
-        if (sliceable) chunk = body.slice(offset, Math.min(body.length, offset + chunkLength));
-        else chunk = lines.slice(from, to).join('\n');
-        const lexed = lexer.tokenize(chunk);
-        tokens = lexed.tokens;
-        errors = lexed.errors;
-        refineOptions(tokens);
-      }
+      const { tokens, errors } = lexable === 0 ? NOTHING_LEXED : this.lexChunk(sliceable && decoded === 0 ? body : undefined, lines, from, to, offset, chunkLength);
       // 2. Each line in order: lexed lines are parsed over their tokens, others read as before.
       let ti = 0;
       let ei = 0;
-      let lineStart = 0;
       for (let i = from; i < to; i++) {
-        const raw = lines[i];
-        const start = lineStart;
-        const end = start + raw.length;
-        lineStart = end + 1;
         const k = kinds[i - from];
         if (k === LineKind.Skip) continue;
+        if (k === LineKind.Decoded) {
+          const value = this.values[i - from];
+          this.values[i - from] = undefined;
+          this.adopt(lines[i], base + i + 1, value);
+          continue;
+        }
         if (k === LineKind.Other) {
-          const consumed = readOtherLine(lines, i, base, file, emit, emitSyntax, diagnostics, lexer, reader);
-          if (consumed) {
+          if (readOtherLine(lines, i, base, this.file, this.emit, this.emitSyntax, this.diagnostics, this.lexer, this.reader)) {
             // A line joined with the next one (stderr pasted inside a rule): the next line is used up.
             i++;
             if (i >= count) {
               consumedNext = true; // the held-back line: skipped when its block is read
               break;
             }
-            lineStart += lines[i].length + 1;
             if (i >= to) {
               // It was the first line of the next chunk: skip it there.
               offset += lines[i].length + 1;
@@ -319,17 +329,82 @@ class IptablesSaveScanner {
           continue;
         }
         // Tokens of this line: those starting in [start, end).
-        while (ti < tokens.length && tokens[ti].startOffset < start) ti++;
+        const raw = lines[i];
+        const lineStart = this.starts[i - from];
+        const end = lineStart + raw.length;
+        while (ti < tokens.length && tokens[ti].startOffset < lineStart) ti++;
         let tj = ti;
         while (tj < tokens.length && tokens[tj].startOffset < end) tj++;
-        while (ei < errors.length && errors[ei].offset < start) ei++;
+        while (ei < errors.length && errors[ei].offset < lineStart) ei++;
         const lexError = ei < errors.length && errors[ei].offset < end ? errors[ei] : undefined;
-        readTokens(raw, base + i + 1, tokens, ti, tj, start, lexError, file, emit, emitSyntax, diagnostics, reader);
+        readTokens(raw, base + i + 1, tokens, ti, tj, lineStart, lexError, this.file, this.emit, this.emitSyntax, this.diagnostics, this.reader);
         ti = tj;
       }
       offset += chunkLength;
     }
     return consumedNext;
+  }
+
+  /** Each line's kind (and decoded value); how many are to be lexed, how many were decoded. */
+  private classify(lines: readonly string[], from: number, to: number): { lexable: number; decoded: number } {
+    const { kinds, decode } = this;
+    let lexable = 0;
+    let decoded = 0;
+    for (let i = from; i < to; i++) {
+      let k = plainLine(lines[i]);
+      if (k === LineKind.Lex && decode !== undefined) {
+        const value = decode(lines[i]);
+        if (value !== undefined) {
+          this.values[i - from] = value;
+          k = LineKind.Decoded;
+          decoded++;
+        }
+      }
+      kinds[i - from] = k;
+      if (k === LineKind.Lex) lexable++;
+    }
+    return { lexable, decoded };
+  }
+
+  /**
+   * Lex the chunk's Lex lines in one lexer call: a slice of `body` when every line of the chunk is
+   * in it as it stands, else those lines joined. Fills `starts`.
+   */
+  private lexChunk(body: string | undefined, lines: readonly string[], from: number, to: number, offset: number, chunkLength: number): { tokens: IToken[]; errors: ILexingError[] } {
+    const { kinds, starts } = this;
+    let chunk: string;
+    let at = 0;
+    if (body !== undefined) {
+      for (let i = from; i < to; i++) {
+        starts[i - from] = at;
+        at += lines[i].length + 1;
+      }
+      chunk = body.slice(offset, Math.min(body.length, offset + chunkLength));
+    } else {
+      const parts: string[] = [];
+      for (let i = from; i < to; i++) {
+        if (kinds[i - from] !== LineKind.Lex) continue;
+        starts[i - from] = at;
+        at += lines[i].length + 1;
+        parts.push(lines[i]);
+      }
+      chunk = parts.join('\n');
+    }
+    const lexed = this.lexer.tokenize(chunk);
+    refineOptions(lexed.tokens);
+    return lexed;
+  }
+
+  /** A decoded line to the sink, or — when the sink wants the grammar's reading after all — lexed alone and parsed. */
+  private adopt(raw: string, lineNo: number, value: unknown): void {
+    if (this.decoded!(lineNo, 1, raw, value)) {
+      this.lastLine = lineNo;
+      this.lastRule = true;
+      return;
+    }
+    const lexed = this.lexer.tokenize(raw);
+    refineOptions(lexed.tokens);
+    readTokens(raw, lineNo, lexed.tokens, 0, lexed.tokens.length, 0, lexed.errors[0], this.file, this.emit, this.emitSyntax, this.diagnostics, this.reader);
   }
 }
 

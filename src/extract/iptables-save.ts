@@ -21,6 +21,8 @@ import type { TextStream } from '../../grammars/common/stream.js';
 import { BUILTIN_CHAINS, type Chain, type Counters, type DeletedChain, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
 import { chainJump, clearSharedTargets, interpretRule, looksLikeExtensionTarget, type ChainTarget } from './iptables-rule.js';
+import { interpretTarget } from './iptables-target.js';
+import { decodeKubeRule, type KubeRule } from './iptables-kube-lines.js';
 import { splitFragment, type TableInference } from './fragment-table.js';
 
 
@@ -182,9 +184,18 @@ class SavedRule implements Rule {
 
 const counters = (c: readonly [string, string] | undefined): Counters | undefined => (c ? { packets: c[0], bytes: c[1] } : undefined);
 
-export function extractIptablesSave(text: string, file: string, progress?: ParseProgress): ParsedInput<Ruleset> {
+/**
+ * How a dump is read. `decode: false` reads every line with the grammar (the tests compare the two
+ * readings); `stats.decoded` counts the lines read without it (iptables-kube-lines.ts).
+ */
+export interface IptablesSaveReading {
+  readonly decode?: boolean;
+  readonly stats?: { decoded: number };
+}
+
+export function extractIptablesSave(text: string, file: string, progress?: ParseProgress, reading: IptablesSaveReading = {}): ParsedInput<Ruleset> {
   try {
-    const x = extractor(file);
+    const x = extractor(file, reading);
     return x.finish(scanIptablesSave(text, file, x.sink, progress));
   } finally {
     clearSharedTargets();
@@ -192,9 +203,9 @@ export function extractIptablesSave(text: string, file: string, progress?: Parse
 }
 
 /** The same, reading the text as it streams in (the input layer's blocks of lines). */
-export async function extractIptablesSaveStream(text: TextStream, file: string, progress?: ParseProgress): Promise<ParsedInput<Ruleset>> {
+export async function extractIptablesSaveStream(text: TextStream, file: string, progress?: ParseProgress, reading: IptablesSaveReading = {}): Promise<ParsedInput<Ruleset>> {
   try {
-    const x = extractor(file);
+    const x = extractor(file, reading);
     return x.finish(await scanIptablesSaveStream(text, file, x.sink, progress));
   } finally {
     clearSharedTargets();
@@ -202,7 +213,7 @@ export async function extractIptablesSaveStream(text: TextStream, file: string, 
 }
 
 /** What the grammar reads goes into `sink`; finish() builds the Ruleset once the scan has ended. */
-function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: IptablesSaveScan) => ParsedInput<Ruleset> } {
+function extractor(file: string, reading: IptablesSaveReading): { sink: IptablesSaveSink; finish: (scan: IptablesSaveScan) => ParsedInput<Ruleset> } {
   /** Extraction diagnostics found while the grammar reads (they follow the grammar's own). */
   // Diagnostics found while reading; those about a fragment wait for its inferred table name.
   const early: (Diagnostic | (() => Diagnostic))[] = [];
@@ -235,20 +246,25 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
    * rule, so `-j NAME` is known to be a jump or not. Input that declares chains later is put
    * right in settleLateChains().
    */
-  const addRule = (t: MutableTable, s: RuleLine, line: number, column: number, text: string, chainTarget: ChainTarget): void => {
+  /** The chain a rule line is for (noting rules for undeclared or deleted chains). */
+  const ruleChain = (t: MutableTable, chain: string, line: number, column: number): MutableChain => {
     t.rulesStarted = true;
     // One lookup for the rule's chain (rules of a chain come together: mostly none).
     let c = t.lastChain;
-    if (c === undefined || c.name !== s.chain) {
-      const declared = t.chains.get(s.chain);
-      const deletedAt = declared ? undefined : t.deleted?.find((d) => d.name === s.chain)?.deletedAt;
+    if (c === undefined || c.name !== chain) {
+      const declared = t.chains.get(chain);
+      const deletedAt = declared ? undefined : t.deleted?.find((d) => d.name === chain)?.deletedAt;
       if (deletedAt !== undefined) {
-        t.ruleNotes.push({ diagnostic: diagnostic('error', 'extract/rule-for-deleted-chain', `rule for chain ${s.chain}, which line ${deletedAt} deletes: iptables-restore refuses it`, file, line, column) });
-      } else if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
-      c = declared ?? chainOf(t, s.chain);
+        t.ruleNotes.push({ diagnostic: diagnostic('error', 'extract/rule-for-deleted-chain', `rule for chain ${chain}, which line ${deletedAt} deletes: iptables-restore refuses it`, file, line, column) });
+      } else if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: chain, line, column });
+      c = declared ?? chainOf(t, chain);
       flushRun(t);
       t.lastChain = c;
-    } else if (!t.implicit && c.line === undefined) t.ruleNotes.push({ undeclared: s.chain, line, column });
+    } else if (!t.implicit && c.line === undefined) t.ruleNotes.push({ undeclared: chain, line, column });
+    return c;
+  };
+  const addRule = (t: MutableTable, s: RuleLine, line: number, column: number, text: string, chainTarget: ChainTarget): void => {
+    const c = ruleChain(t, s.chain, line, column);
     const meaning = interpretRule(s.items, chainTarget);
     const ct = counters(s.counters);
     if (s.command === 'append') t.run.push(new SavedRule(c, c.rules.length + t.run.length, line, column, text, meaning.matches, meaning.comments, meaning.target, ct));
@@ -407,7 +423,23 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
   };
   // Most lines are rules: they come as fields, without an entry object; the rest as entries.
   const ruleEntry: { -readonly [K in keyof SyntaxEntry]: SyntaxEntry[K] } = { kind: 'syntax', line: 0, column: 0, text: '', syntax: { kind: 'commit' } };
+  /**
+   * A line of kube-proxy's read without the grammar (iptables-kube-lines.ts): an appended rule of a
+   * table read so far (a fragment's rules wait for their table, with their syntax: the grammar reads them).
+   */
+  const addDecoded = (line: number, column: number, text: string, value: unknown): boolean => {
+    const t = current;
+    if (t === undefined || t.implicit) return false;
+    const d = value as KubeRule;
+    const c = ruleChain(t, d.chain, line, column);
+    const target = d.target === undefined ? undefined : interpretTarget(d.target, d.targetOptions, false, isChainOfCurrent);
+    t.run.push(new SavedRule(c, c.rules.length + t.run.length, line, column, text, d.matches, d.comments, target, undefined));
+    ruleCount++;
+    if (reading.stats) reading.stats.decoded++;
+    return true;
+  };
   const sink: IptablesSaveSink = {
+    ...(reading.decode === false ? {} : { decode: decodeKubeRule, decoded: addDecoded }),
     syntax: (line, column, text, syntax) => {
       // One reused record: onEntry keeps none of it but the fields.
       ruleEntry.line = line;
