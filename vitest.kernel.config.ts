@@ -6,8 +6,9 @@ import { KERNEL_FILES } from './vitest.config.js';
 export default defineConfig({
   test: {
     include: KERNEL_FILES,
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Bounds for a hang, not for speed (see vitest.config.ts, the kernel project).
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: 'forks',
     fileParallelism: false,
     env: { KPX_REQUIRE_KERNEL: '1' },

@@ -4,14 +4,16 @@
  * object names, node (folder) names, a summary's modes and a --config file, through every
  * command and output form. Constructed inputs (the sample bundle with hostile names planted).
  * Text outputs: no control character but tab and newline. JSON and SARIF: they parse, and hold
- * no raw DEL, C1 or U+2028/2029 either (JSON.stringify leaves those raw).
+ * no raw DEL, C1 or U+2028/2029 either (JSON.stringify leaves those raw). In-process (cli.ts): the
+ * subject is the text kpx writes, which the runner captures as the binary's streams would carry it.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bugs, runKpx } from './run.js';
+import { cli } from '../helpers/cli.js';
+import { bugs } from './run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SAMPLE = join(ROOT, 'samples/iptables-mode-node');
@@ -100,7 +102,7 @@ describe('control characters in every field that reaches output', () => {
   it('no command writes one raw, in text or JSON; JSON and SARIF parse', async () => {
     const bad: string[] = [];
     for (const [name, c] of Object.entries(cases())) {
-      const r = await runKpx(tmp, c.args, { timeoutMs: 120_000 });
+      const r = await cli(c.args);
       expect(bugs(r.stderr), `${name}: ${r.stderr.slice(0, 400)}`).toEqual([]);
       expect(r.code, `${name}: ${r.stderr.slice(0, 400)}`).toBeLessThanOrEqual(3);
       for (const [stream, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
@@ -119,14 +121,14 @@ describe('control characters in every field that reaches output', () => {
   it('a summary whose modes and node name hold control characters is shown escaped', async () => {
     const dir = join(tmp, 'summaries');
     mkdirSync(dir);
-    const r = await runKpx(tmp, ['summarize', '-i', SAMPLE, '-o', 'json']);
+    const r = await cli(['summarize', '-i', SAMPLE, '-o', 'json']);
     const s = JSON.parse(r.stdout) as Record<string, unknown>;
     writeFileSync(join(dir, 'a.json'), JSON.stringify({ ...s, node: `a${ESC}` }));
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...s, node: 'b' }));
     // Modes that are not modes: the summary does not fit its schema, and the refusal quotes them escaped.
     writeFileSync(join(dir, 'c.json'), JSON.stringify({ ...s, node: `c${ESC}`, modes: [`ipt${ESC}${C1}ables`] }));
     for (const [args, shown] of [[['services', '--nodes', '-i', dir], /a\\x1b\[2J/], [['services', '--nodes', '-i', dir, '-o', 'json'], /a\\u001b\[2J/]] as const) {
-      const x = await runKpx(tmp, args);
+      const x = await cli(args);
       expect(bugs(x.stderr), x.stderr).toEqual([]);
       expect(RAW_CONTROL.test(x.stdout + x.stderr), x.stdout.slice(0, 600)).toBe(false);
       expect(x.stdout).toMatch(shown);

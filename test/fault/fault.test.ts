@@ -3,7 +3,9 @@
  * built CLI, as a user would meet them. Each run must end with no stack trace and no internal
  * error, with the documented exit code, in bounded peak memory (measured in the kpx process:
  * peak-rss.mjs), and with the good files of a bundle still analysed. No timing is asserted (the
- * machine may be loaded); times are printed.
+ * machine may be loaded); times are printed. Runs whose subject is the process — its peak memory,
+ * a full or closed stdout, a closed stdin — spawn the binary (runKpx); the others (what kpx says
+ * about odd inputs and unwritable paths) run it in-process (cli.ts), the same program and output.
  *
  * The heaviest cases (a real 600 MB file on disk, and 600 MB through a pipe) run only with
  * CI=true or KPX_FAULT_HEAVY=1; the rest stays within a couple of minutes.
@@ -14,7 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_ENTRIES, goodFiles, hostileBundle, manyTinyFiles, ruleBomb, sparseFile, zeroBomb } from './hostile.js';
-import { bugs, runKpx, type Run } from './run.js';
+import { cli } from '../helpers/cli.js';
+import { bugs, runKpx } from './run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SAMPLE = join(ROOT, 'samples/iptables-mode-node');
@@ -40,7 +43,7 @@ function commands(d: string): Record<string, string[]> {
   };
 }
 
-function clean(r: Run, what: string): void {
+function clean(r: { readonly stderr: string }, what: string): void {
   expect(bugs(r.stderr), `${what}: ${r.stderr.slice(0, 2000)}`).toEqual([]);
 }
 
@@ -50,7 +53,7 @@ let sampleServices = 0;
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'kpx-fault-'));
   mkdirSync(join(tmp, 'out'));
-  const r = await runKpx(tmp, ['services', '-i', SAMPLE, '-o', 'json']);
+  const r = await cli(['services', '-i', SAMPLE, '-o', 'json']);
   expect(r.code, r.stderr).toBe(0);
   sampleServices = (JSON.parse(r.stdout) as { services: unknown[] }).services.length;
   expect(sampleServices).toBeGreaterThan(5);
@@ -183,7 +186,7 @@ describe('odd inputs', () => {
     mkdirSync(empty);
     for (const [name, args] of Object.entries(commands(empty))) {
       if (name === 'redact') continue; // redact copies what is there: nothing is nothing
-      const r = await runKpx(tmp, args);
+      const r = await cli(args);
       clean(r, name);
       expect(r.code, `${name}: ${r.stderr}`).toBe(2);
       expect(r.stderr.trimEnd().split('\n'), name).toEqual([`kpx: ${empty}: the directory holds no files`]);
@@ -206,13 +209,13 @@ describe('odd inputs', () => {
 
   it('the same dump twice: read once (the second name listed as a duplicate), the same Services', async () => {
     const f = join(SAMPLE, 'iptables-save.txt');
-    const r = await runKpx(tmp, ['services', '-i', f, '-i', SAMPLE, '-o', 'json']);
+    const r = await cli(['services', '-i', f, '-i', SAMPLE, '-o', 'json']);
     clean(r, 'services');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`kpx: ${f}: the same file as ${f}, read once`);
     expect((JSON.parse(r.stdout) as { services: unknown[] }).services.length).toBe(sampleServices);
     for (const args of [['lint', '-i', f, '-i', f, '--fail-on', 'never'], ['diff', f, f], ['inspect', f, f]]) {
-      const x = await runKpx(tmp, args);
+      const x = await cli(args);
       clean(x, args[0]);
       expect([0, 1], args[0]).toContain(x.code);
     }
@@ -221,7 +224,7 @@ describe('odd inputs', () => {
   it('/proc files beside a dump: read as streams (their size says 0), listed as not dumps', async () => {
     const procs = ['/proc/self/status', '/proc/net/dev', '/proc/sys/net/ipv4/ip_forward'].filter((p) => existsSync(p));
     expect(procs.length).toBeGreaterThan(0);
-    const r = await runKpx(tmp, ['inspect', '-o', 'json', join(SAMPLE, 'iptables-save.txt'), ...procs]);
+    const r = await cli(['inspect', '-o', 'json', join(SAMPLE, 'iptables-save.txt'), ...procs]);
     clean(r, 'inspect');
     const files = (JSON.parse(r.stdout) as { files: { path: string; format: string; bytes: number }[] }).files;
     for (const p of procs) {
@@ -239,12 +242,12 @@ describe('odd inputs', () => {
     const elsewhere = join(tmp, 'elsewhere-route.txt');
     writeFileSync(elsewhere, readFileSync(join(SAMPLE, 'ip-route.txt'), 'utf8').replace(/10\.244\./g, '10.245.'));
     symlinkSync(elsewhere, join(dir, 'other-route.txt'));
-    const r = await runKpx(tmp, ['services', '-i', dir, '-o', 'json'], { timeoutMs: 60_000 });
+    const r = await cli(['services', '-i', dir, '-o', 'json']);
     clean(r, 'services');
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { services: unknown[] }).services).toHaveLength(sampleServices);
     for (const n of ['root', 'etc', 'other-route.txt']) expect(r.stderr).toContain(`${join(dir, n)}: a symlink to`);
-    const i = await runKpx(tmp, ['inspect', dir, '-o', 'json'], { timeoutMs: 60_000 });
+    const i = await cli(['inspect', dir, '-o', 'json']);
     const files = (JSON.parse(i.stdout) as { files: { path: string; format: string; diagnostics: { code: string }[] }[] }).files;
     // One row per link: nothing under / or /etc.
     expect(files.filter((f) => !f.path.startsWith(dir))).toEqual([]);
@@ -252,12 +255,12 @@ describe('odd inputs', () => {
     // Asked: the dump elsewhere is read (root and etc removed: following / is bounded, not quick).
     rmSync(join(dir, 'root'));
     rmSync(join(dir, 'etc'));
-    const f = await runKpx(tmp, ['inspect', dir, '-o', 'json', '--follow-symlinks'], { timeoutMs: 60_000 });
+    const f = await cli(['inspect', dir, '-o', 'json', '--follow-symlinks']);
     const followed = (JSON.parse(f.stdout) as { files: { path: string; format: string }[] }).files.find((x) => x.path === join(dir, 'other-route.txt'));
     expect(followed?.format).toBe('ip-route');
     // redact never copies it, asked or not.
     const red = out('links-redacted');
-    const x = await runKpx(tmp, ['redact', dir, '-o', red, '--key', 'k', '--follow-symlinks']);
+    const x = await cli(['redact', dir, '-o', red, '--key', 'k', '--follow-symlinks']);
     clean(x, 'redact');
     expect(existsSync(join(red, 'other-route.txt'))).toBe(false);
     expect(x.stderr).toMatch(/other-route\.txt: a symlink to .*outside the bundle.*not in the redacted copy/);
@@ -273,7 +276,7 @@ describe('odd inputs', () => {
 });
 
 describe('hostile outputs: one line naming the path and what to do, exit 2', () => {
-  const oneLine = (r: Run, what: string, pattern: RegExp) => {
+  const oneLine = (r: { readonly code: number; readonly stderr: string }, what: string, pattern: RegExp) => {
     clean(r, what);
     expect(r.code, `${what}: ${r.stderr}`).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
@@ -291,14 +294,14 @@ describe('hostile outputs: one line naming the path and what to do, exit 2', () 
 
   it('files into a missing directory, onto a directory, and collect onto an existing file', async () => {
     const missing = join(tmp, 'no-such-dir');
-    oneLine(await runKpx(tmp, ['report', '-i', SAMPLE, '-o', join(missing, 'r.md'), '--no-lint']), 'report', /^kpx: cannot write .*r\.md: no such file or directory \(ENOENT\) \(the directory .* does not exist: create it first/);
-    oneLine(await runKpx(tmp, ['graph', '-i', SAMPLE, '--svg', join(missing, 'g.svg')]), 'graph --svg', /^kpx: cannot write .*g\.svg: no such file or directory \(ENOENT\)/);
-    oneLine(await runKpx(tmp, ['graph', '-i', SAMPLE, '--output', join(missing, 'g.dot')]), 'graph --output', /^kpx: cannot write .*g\.dot: no such file or directory \(ENOENT\)/);
-    oneLine(await runKpx(tmp, ['report', '-i', SAMPLE, '-o', tmp, '--format', 'md', '--no-lint']), 'report onto a directory', /^kpx: cannot write .*: is a directory \(EISDIR\) \(name a file, not a directory\)$/);
+    oneLine(await cli(['report', '-i', SAMPLE, '-o', join(missing, 'r.md'), '--no-lint']), 'report', /^kpx: cannot write .*r\.md: no such file or directory \(ENOENT\) \(the directory .* does not exist: create it first/);
+    oneLine(await cli(['graph', '-i', SAMPLE, '--svg', join(missing, 'g.svg')]), 'graph --svg', /^kpx: cannot write .*g\.svg: no such file or directory \(ENOENT\)/);
+    oneLine(await cli(['graph', '-i', SAMPLE, '--output', join(missing, 'g.dot')]), 'graph --output', /^kpx: cannot write .*g\.dot: no such file or directory \(ENOENT\)/);
+    oneLine(await cli(['report', '-i', SAMPLE, '-o', tmp, '--format', 'md', '--no-lint']), 'report onto a directory', /^kpx: cannot write .*: is a directory \(EISDIR\) \(name a file, not a directory\)$/);
     const file = join(tmp, 'a-file');
     writeFileSync(file, 'x');
-    oneLine(await runKpx(tmp, ['collect', '-o', file]), 'collect', /^kpx: .*a-file exists and is not a directory: name a new directory$/);
-    oneLine(await runKpx(tmp, ['redact', SAMPLE, '-o', file, '--key', 'k']), 'redact', /a-file/);
+    oneLine(await cli(['collect', '-o', file]), 'collect', /^kpx: .*a-file exists and is not a directory: name a new directory$/);
+    oneLine(await cli(['redact', SAMPLE, '-o', file, '--key', 'k']), 'redact', /a-file/);
   });
 
   it('a reader that goes away (EPIPE): kpx stops quietly, no stack trace', async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseInput } from '../../src/load/index.js';
 import type { ForeignDump } from '../../src/model/foreign.js';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 
 const FIX = 'test/fixtures/foreign-pastes';
 const read = (f: string) => readFileSync(`${FIX}/${f}`, 'utf8');
@@ -68,10 +68,10 @@ describe('not a kube-proxy dump: recognised, said, not read', () => {
 });
 
 describe('services, trace and lint say it in one line, exit 3', () => {
-  it('cilium service list: Cilium implements the Services; kpx reads kube-proxy\'s dataplane', () => {
+  it('cilium service list: Cilium implements the Services; kpx reads kube-proxy\'s dataplane', async () => {
     const f = `${FIX}/cilium-service-list-ci.txt`;
     for (const args of [['services', '-i', f], ['trace', '10.96.0.10:53/udp', '-i', f], ['lint', '-i', f]]) {
-      const r = kpx(args);
+      const r = await cli(args);
       expect(r.code, args.join(' ')).toBe(3);
       const lines = r.stderr.trim().split('\n');
       expect(lines[0]).toBe(
@@ -82,14 +82,14 @@ describe('services, trace and lint say it in one line, exit 3', () => {
       expect(r.stderr).not.toMatch(/unknown format|cannot tell what this file is/);
     }
   });
-  it('tcpdump beside an iptables-save: the capture is named as not used, the ruleset answers', () => {
-    const r = kpx(['services', '-i', `${FIX}/tcpdump-listening-header.txt`, '-i', 'samples/iptables-mode-node']);
+  it('tcpdump beside an iptables-save: the capture is named as not used, the ruleset answers', async () => {
+    const r = await cli(['services', '-i', `${FIX}/tcpdump-listening-header.txt`, '-i', 'samples/iptables-mode-node']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('tcpdump-listening-header.txt: tcpdump output: a packet capture, not a dump of the rules packets meet;');
     expect(r.stdout).toContain('kube-dns');
   });
-  it('inspect names the listing and its counts, not an error', () => {
-    const r = kpx(['inspect', '-o', 'json', '-i', `${FIX}/cilium-bpf-lb-list-old.txt`]);
+  it('inspect names the listing and its counts, not an error', async () => {
+    const r = await cli(['inspect', '-o', 'json', '-i', `${FIX}/cilium-bpf-lb-list-old.txt`]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout) as { files: { format: string; variant: string; counts: Record<string, number> }[] };
     expect(j.files[0]).toMatchObject({ format: 'foreign', variant: 'cilium-bpf-lb-list', counts: { services: 8, backends: 14 } });

@@ -28,8 +28,13 @@ interface Outcome {
 
 async function restore(b: Backend, text: string, noflush = false, before: string[][] = []): Promise<Outcome> {
   return withNetns('lint', (ns) => {
-    for (const cmd of before) ns.exec(cmd[0] === 'iptables' && b === 'legacy' ? 'iptables-legacy' : cmd[0], cmd.slice(1));
-    const r = ns.run(TOOL[b], noflush ? ['--noflush'] : [], text);
+    // The legacy tools take a machine-wide lock (/run/xtables.lock, shared by every namespace): wait
+    // for it rather than fail when another kernel test (a second fork) holds it for a moment.
+    for (const cmd of before) {
+      if (cmd[0] === 'iptables' && b === 'legacy') ns.exec('iptables-legacy', ['-w', '60', ...cmd.slice(1)]);
+      else ns.exec(cmd[0], cmd.slice(1));
+    }
+    const r = ns.run(TOOL[b], [...(b === 'legacy' ? ['--wait=60'] : []), ...(noflush ? ['--noflush'] : [])], text);
     const m = /line (\d+): RULE_APPEND failed/.exec(r.stderr) ?? /Error occurred at line: (\d+)/.exec(r.stderr);
     return { refused: r.status !== 0, stderr: r.stderr, ...(m ? { line: Number(m[1]) } : {}) };
   });

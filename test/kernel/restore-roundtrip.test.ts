@@ -52,7 +52,8 @@ describe.runIf(kernel)('kpx dump keeps what iptables-restore applies (kube-proxy
     for (const [what, c] of Object.entries(DELETE_CASES)) {
       const refused: Record<string, boolean> = {};
       for (const [backend, tool] of [['nf_tables', 'iptables-nft-restore'], ['legacy', 'iptables-legacy-restore']] as const) {
-        const r = await withNetns('kprt-x', (ns) => ns.run(tool, ['--noflush'], c.text));
+        // --wait: legacy's lock is machine-wide (another kernel test may hold it); nft's tool ignores it.
+        const r = await withNetns('kprt-x', (ns) => ns.run(tool, [...(backend === 'legacy' ? ['--wait=60'] : []), '--noflush'], c.text));
         refused[backend] = r.status !== 0;
       }
       const expected = typeof c.refused === 'boolean' ? { nf_tables: c.refused, legacy: c.refused } : c.refused;

@@ -13,7 +13,7 @@ import { RULES } from '../../src/lint/index.js';
 import { cannotTell } from '../../src/cli/evidence.js';
 import type { ServicePort } from '../../src/kube/types.js';
 import { snapshotOf } from '../lint/helpers.js';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 
 const DIRS = ['kube-proxy-pastes', 'kube-proxy-config-pastes', 'kernel-pastes', 'conntrack-pastes', 'foreign-pastes'];
 const PASTES = DIRS.flatMap((d) =>
@@ -82,14 +82,14 @@ describe('through the commands (one paste of each form): exit 3 for services and
     ['test/fixtures/foreign-pastes/cilium-dbg-bpf-lb-list-flags.txt', 3],
   ];
   for (const [path, lintCode] of CASES)
-    it(path.replace('test/fixtures/', ''), () => {
+    it(path.replace('test/fixtures/', ''), async () => {
       for (const args of [['services', '-i', path], ['trace', '10.96.0.10:53/udp', '-i', path]]) {
-        const r = kpx(args);
+        const r = await cli(args);
         expect(r.code, args.join(' ')).toBe(3);
         expect(r.stdout, args.join(' ')).toBe('');
         expect(r.stderr.split('\n').filter((l) => l.startsWith('kpx: cannot tell')).length, args.join(' ')).toBe(1);
       }
-      const l = kpx(['lint', '--fail-on', 'error', '-i', path]);
+      const l = await cli(['lint', '--fail-on', 'error', '-i', path]);
       expect(l.code, l.stderr).toBe(lintCode);
     });
 });

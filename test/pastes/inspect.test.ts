@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/load/index.js';
 import { looksLike } from '../../src/load/looks-like.js';
-import { kpx } from '../helpers/exec.js';
+import { cli } from '../helpers/cli.js';
 import { unwrappedText } from '../helpers/columns.js';
 
 // What the text says, line by line: lines whole (the layout is test/render/width.test.ts's).
@@ -40,11 +40,11 @@ describe('what a paste kpx cannot read looks like', () => {
     expect(looksLike('\u0001\u0002garbage')).toBe('text whose first line is "\\x01\\x02garbage"');
   });
 
-  it('the CLI: the unknown file\'s error says what it looks like; a table of Deployments says why nothing was read; a listing is partial', () => {
+  it('the CLI: the unknown file\'s error says what it looks like; a table of Deployments says why nothing was read; a listing is partial', async () => {
     const curl = file('curl.txt', ['$ curl -v http://10.96.0.10:80', '* connect to 10.96.0.10 port 80 failed: Connection timed out']);
     const deploy = file('deploy.txt', ['NAME    READY   UP-TO-DATE   AVAILABLE   AGE', 'web     3/3     3            3           2d']);
     const listing = file('nat.txt', ['# iptables -t nat -L KUBE-SERVICES -n', 'Chain KUBE-SERVICES (2 references)', 'target     prot opt source               destination', 'KUBE-SVC-X  tcp  --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns-tcp cluster IP */ tcp dpt:53']);
-    const r = kpx(['inspect', curl, deploy, listing, '--no-color']);
+    const r = await cli(['inspect', curl, deploy, listing, '--no-color']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('kpx cannot tell what this file is (it looks like a terminal session of `curl -v http://10.96.0.10:80` (kpx does not read the output of curl))');
     expect(r.stdout).toMatch(/nothing read: .*deploy\.txt:2: 1 row of a table with columns NAME, READY, UP-TO-DATE, AVAILABLE, AGE ignored/);

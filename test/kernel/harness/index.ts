@@ -191,12 +191,33 @@ function sh(ns: Netns, cmd: string, ...args: string[]): string {
 }
 
 function sysctls(ns: Netns, settings: Record<string, string>): void {
-  for (const [k, v] of Object.entries(settings)) {
+  // Written from inside the namespace: only namespaced sysctls exist there as files we touch.
+  // One shell for all of them (a process start per setting added up over a suite's nodes).
+  const script = Object.entries(settings).map(([k, v]) => {
     const path = `/proc/sys/${k.replace(/\./g, '/')}`;
-    // Written from inside the namespace: only namespaced sysctls exist there as files we touch.
-    ns.exec('sh', ['-c', `test -e ${path} && echo ${v} > ${path} || true`]);
-  }
+    return `{ test -e ${path} && echo ${v} > ${path} || true; }`;
+  });
+  ns.exec('sh', ['-c', script.join('; ')]);
 }
+
+/**
+ * The node's conntrack table is read once, after the last packet of a case: its entries are the
+ * observation (which endpoint, masqueraded or not). With the kernel's default timeouts an entry
+ * that has seen its answer goes after 120 s (TCP TIME_WAIT, CLOSE 10 s), 30 s (UDP), 3–10 s
+ * (SCTP before the association is up): on a loaded machine a case of several hundred packets
+ * sent one at a time has lasted longer, its first packets were then missing from the table and
+ * counted as DROP. An hour each, in the node namespace only (these sysctls are per namespace since
+ * Linux 4.x; the host keeps its own); every case starts from an emptied table (conntrack -F).
+ */
+const CONNTRACK_KEEP: Record<string, string> = Object.fromEntries(
+  [
+    'tcp_timeout_syn_sent', 'tcp_timeout_syn_recv', 'tcp_timeout_established', 'tcp_timeout_fin_wait', 'tcp_timeout_close_wait',
+    'tcp_timeout_last_ack', 'tcp_timeout_time_wait', 'tcp_timeout_close', 'tcp_timeout_unacknowledged',
+    'udp_timeout', 'udp_timeout_stream', 'icmp_timeout', 'icmpv6_timeout',
+    'sctp_timeout_closed', 'sctp_timeout_cookie_wait', 'sctp_timeout_cookie_echoed', 'sctp_timeout_established',
+    'sctp_timeout_shutdown_sent', 'sctp_timeout_shutdown_recd', 'sctp_timeout_shutdown_ack_sent',
+  ].map((k) => [`net.netfilter.nf_conntrack_${k}`, '3600']),
+);
 
 function addAddr(ns: Netns, dev: string, ip: string, plen?: number): void {
   const cidr = plen === undefined ? prefixLen(ip) : `${ip}/${plen}`;
@@ -461,6 +482,8 @@ class Node implements KernelNode {
       '  chain out { type filter hook output priority 0; ct state new counter; }',
       '}',
     ].join('\n'));
+    // Now that conntrack runs here (its sysctls exist once it does): keep entries for the case.
+    sysctls(node, CONNTRACK_KEEP);
 
     const ports = this.targets.ports;
     this.anchor = await startResponder(node, [...this.nodeAddrs], ports);
