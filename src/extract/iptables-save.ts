@@ -4,24 +4,25 @@
  * commands, noise or unsupported, each with its line.
  */
 import {
-  parseRuleItems,
   scanIptablesSave,
   scanIptablesSaveStream,
   type DocumentEntry,
   type IptablesSaveScan,
   type IptablesSaveSink,
   type LineSyntax,
-  type RuleItem,
 } from '../../grammars/iptables-save/index.js';
 
 type SyntaxEntry = Extract<DocumentEntry, { kind: 'syntax' }>;
 import { diagnostic, type Diagnostic, appendAll } from '../source/index.js';
 import type { FormatParser, ParsedInput, ParseProgress } from '../../grammars/common/format.js';
 import type { TextStream } from '../../grammars/common/stream.js';
-import { BUILTIN_CHAINS, type Chain, type Counters, type DeletedChain, type Match, type Rule, type Ruleset, type Table, type Target } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, type Chain, type Ruleset, type Table, type Target } from '../model/netfilter.js';
 import type { SaveComment } from '../../grammars/common/iptables-syntax.js';
 import { chainJump, clearSharedTargets, interpretRule, looksLikeExtensionTarget, type ChainTarget } from './iptables-rule.js';
+import { interpretTarget } from './iptables-target.js';
+import { decodeKubeRule, type KubeRule } from './iptables-kube-lines.js';
 import { splitFragment, type TableInference } from './fragment-table.js';
+import { counters, MutableChain, noPending, SavedRule, type MutableTable, type PendingRules, type RuleLine } from './iptables-save-model.js';
 
 
 /** Why a fragment's table was assumed, for its diagnostic: ` (line 3: -j DNAT)` or ` (no rule says; a guess)`. */
@@ -40,151 +41,19 @@ function tableWords(t: { readonly name: string; readonly implicit: boolean }, de
 }
 
 
-/**
- * A chain as it is read; it is then the model's Chain itself. Every field is there from the start
- * (undefined until read: JSON leaves those out, as it left out the fields added later), so 100k
- * chains have one shape and no property store of their own. The jump and goto targets to it are
- * made once and shared by every rule that jumps here (read-only data), with the chain's own name.
- */
-class MutableChain {
-  policy: string | undefined = undefined;
-  counters: Counters | undefined = undefined;
-  line: number | undefined = undefined;
-  rules: SavedRule[] = [];
-  #jump: Target | undefined = undefined;
-  #goto: Target | undefined = undefined;
-
-  constructor(
-    public table: string,
-    readonly name: string,
-    readonly builtin: boolean,
-    readonly file: string,
-  ) {}
-
-  /** The (shared) `-j`/`-g` target to this chain. */
-  target(goto: boolean): Target {
-    if (goto) return (this.#goto ??= { kind: 'goto', chain: this.name });
-    return (this.#jump ??= { kind: 'jump', chain: this.name });
-  }
-
-  toJSON(): Record<string, unknown> {
-    // The fields in the order they were always written (table, name, builtin, rules, then as read).
-    return { table: this.table, name: this.name, builtin: this.builtin, rules: this.rules, line: this.line, policy: this.policy, counters: this.counters };
-  }
-}
-
-interface MutableTable {
-  name: string;
-  line: number;
-  endLine?: number;
-  committed: boolean;
-  implicit: boolean;
-  generatedBy?: Extract<SaveComment, { kind: 'generated' }>;
-  chains: Map<string, MutableChain>;
-  /** A fragment's rule lines, read once its table name can be inferred (columns of one record, no object per rule). */
-  pending: PendingRules;
-  /** A rule line has been read: chains that appear from now on are `late`. */
-  rulesStarted: boolean;
-  /** Chains first seen after rules began (restore-style input): earlier `-j NAME` may have meant them. */
-  lateChains?: Set<string>;
-  /** A fragment: how its table was inferred (fragment-table.ts). */
-  inferred?: TableInference;
-  /** Names jumped to before (or without) any chain of that name in the table. */
-  jumpedUnknown?: Set<string>;
-  /** The chain of the last rule read (rules of one chain come together). */
-  lastChain?: MutableChain;
-  /**
-   * The rules appended to lastChain since it became the last chain, not yet in its list: a
-   * chain's list is made once per run of rules, of exactly its length (push() gives a 2-rule list
-   * room for 17: 15 MB at 10k Services that lived to the end of the load).
-   */
-  run: SavedRule[];
-  /** Per-rule warnings in rule order; `undeclared` ones are decided once the whole table is read. */
-  ruleNotes: RuleNote[];
-  /** Chains `-X` deleted (restore input), in order. */
-  deleted?: DeletedChain[];
-}
-
-type RuleNote = { readonly undeclared: string; readonly line: number; readonly column: number } | { readonly undeclared?: undefined; readonly diagnostic: Diagnostic };
-
-type RuleLine = Extract<LineSyntax, { kind: 'rule' }>;
-interface PendingRules {
-  syntax: RuleLine[];
-  line: number[];
-  column: number[];
-  text: string[];
-}
-const noPending = (): PendingRules => ({ syntax: [], line: [], column: [], text: [] });
 
 /**
- * A rule read from a dump. It keeps its text and its typed reading; its syntax (`items`) is read
- * again from the text when asked for (printing, round trips), because keeping every rule's
- * syntax objects was half of a big dump's model and much of its load time in garbage
- * collection (issue 8). Every rule has the same fields in the same order, so the code that
- * walks 300k of them sees one object shape.
+ * How a dump is read. `decode: false` reads every line with the grammar (the tests compare the two
+ * readings); `stats.decoded` counts the lines read without it (iptables-kube-lines.ts).
  */
-class SavedRule implements Rule {
-  constructor(
-    /** Its chain: the rule's table, chain name and file are the chain's (three fields less on 300k rules). */
-    private readonly home: MutableChain,
-    public index: number,
-    readonly line: number,
-    readonly column: number,
-    readonly raw: string,
-    readonly matches: readonly Match[],
-    readonly comments: readonly string[],
-    readonly target: Target | undefined,
-    readonly counters: Counters | undefined,
-  ) {}
-
-  get table(): string {
-    return this.home.table;
-  }
-
-  get chain(): string {
-    return this.home.name;
-  }
-
-  get file(): string {
-    return this.home.file;
-  }
-
-  get comment(): string | undefined {
-    return this.comments.length ? this.comments[0] : undefined;
-  }
-
-  get items(): readonly RuleItem[] {
-    const items = parseRuleItems(this.raw, this.column);
-    // The text parsed as this rule when the dump was read; the same grammar reads it the same way.
-    if (items === undefined) throw new Error(`internal: ${this.file}:${this.line} no longer parses as a rule`);
-    return items;
-  }
-
-  /** The model as JSON (`kpx dump -o json`): the fields as they always were, syntax included. */
-  toJSON(): Record<string, unknown> {
-    return {
-      table: this.table,
-      chain: this.chain,
-      index: this.index,
-      file: this.file,
-      line: this.line,
-      column: this.column,
-      raw: this.raw,
-      items: this.items,
-      matches: this.matches,
-      comments: this.comments,
-      comment: this.comment,
-      target: this.target,
-      counters: this.counters,
-    };
-  }
+export interface IptablesSaveReading {
+  readonly decode?: boolean;
+  readonly stats?: { decoded: number };
 }
 
-const counters = (c: readonly [string, string] | undefined): Counters | undefined => (c ? { packets: c[0], bytes: c[1] } : undefined);
-
-export function extractIptablesSave(text: string, file: string, progress?: ParseProgress): ParsedInput<Ruleset> {
+export function extractIptablesSave(text: string, file: string, progress?: ParseProgress, reading: IptablesSaveReading = {}): ParsedInput<Ruleset> {
   try {
-    const x = extractor(file);
+    const x = new SaveExtractor(file, reading);
     return x.finish(scanIptablesSave(text, file, x.sink, progress));
   } finally {
     clearSharedTargets();
@@ -192,9 +61,9 @@ export function extractIptablesSave(text: string, file: string, progress?: Parse
 }
 
 /** The same, reading the text as it streams in (the input layer's blocks of lines). */
-export async function extractIptablesSaveStream(text: TextStream, file: string, progress?: ParseProgress): Promise<ParsedInput<Ruleset>> {
+export async function extractIptablesSaveStream(text: TextStream, file: string, progress?: ParseProgress, reading: IptablesSaveReading = {}): Promise<ParsedInput<Ruleset>> {
   try {
-    const x = extractor(file);
+    const x = new SaveExtractor(file, reading);
     return x.finish(await scanIptablesSaveStream(text, file, x.sink, progress));
   } finally {
     clearSharedTargets();
@@ -202,53 +71,78 @@ export async function extractIptablesSaveStream(text: TextStream, file: string, 
 }
 
 /** What the grammar reads goes into `sink`; finish() builds the Ruleset once the scan has ended. */
-function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: IptablesSaveScan) => ParsedInput<Ruleset> } {
-  /** Extraction diagnostics found while the grammar reads (they follow the grammar's own). */
-  // Diagnostics found while reading; those about a fragment wait for its inferred table name.
-  const early: (Diagnostic | (() => Diagnostic))[] = [];
-  const tables: MutableTable[] = [];
-  const headers: Extract<SaveComment, { kind: 'generated' }>[] = [];
-  const comments: { line: number; text: string }[] = [];
-  const commands: Ruleset['commands'][number][] = [];
-  const unsupported: Ruleset['unsupported'][number][] = [];
-  const noise: Ruleset['noise'][number][] = [];
-  const incompatibleTables: string[] = [];
-  let legacyTablesWarning = false;
-  let current: MutableTable | undefined;
-  let lastHeader: Extract<SaveComment, { kind: 'generated' }> | undefined;
-  let program: string | undefined;
+class SaveExtractor {
+  /** Diagnostics found while reading (they follow the grammar's own); those about a fragment wait for its inferred table name. */
+  private readonly early: (Diagnostic | (() => Diagnostic))[] = [];
+  private readonly tables: MutableTable[] = [];
+  private readonly headers: Extract<SaveComment, { kind: 'generated' }>[] = [];
+  private readonly comments: { line: number; text: string }[] = [];
+  private readonly commands: Ruleset['commands'][number][] = [];
+  private readonly unsupported: Ruleset['unsupported'][number][] = [];
+  private readonly noise: Ruleset['noise'][number][] = [];
+  private readonly incompatibleTables: string[] = [];
+  private legacyTablesWarning = false;
+  private current: MutableTable | undefined;
+  private lastHeader: Extract<SaveComment, { kind: 'generated' }> | undefined;
+  private program: string | undefined;
+  private ruleCount = 0;
 
-  const chainOf = (t: MutableTable, name: string): MutableChain => {
+  /** What the scan hands over: rules as fields into one reused record, the rest as entries. */
+  readonly sink: IptablesSaveSink;
+
+  constructor(
+    private readonly file: string,
+    private readonly reading: IptablesSaveReading,
+  ) {
+    this.sink = {
+      ...(this.reading.decode === false ? {} : { decode: decodeKubeRule, decoded: (line, column, text, value) => this.addDecoded(line, column, text, value) }),
+      syntax: (line, column, text, syntax) => {
+        // One reused record: onEntry keeps none of it but the fields.
+        const e = this.ruleEntry;
+        e.line = line;
+        e.column = column;
+        e.text = text;
+        e.syntax = syntax;
+        this.onEntry(e);
+      },
+      entry: (e) => this.onEntry(e),
+    };
+  }
+  private chainOf(t: MutableTable, name: string): MutableChain {
     let c = t.chains.get(name);
     if (!c) {
-      c = new MutableChain(t.name, name, (BUILTIN_CHAINS[t.name] ?? []).includes(name), file);
+      c = new MutableChain(t.name, name, (BUILTIN_CHAINS[t.name] ?? []).includes(name), this.file);
       t.chains.set(name, c);
       if (t.rulesStarted) (t.lateChains ??= new Set()).add(name);
     }
     return c;
-  };
+  }
 
-  let ruleCount = 0;
   /**
    * One rule line into its chain. Rules are read as they come (their syntax is garbage a moment
    * later, which keeps big loads cheap); iptables-save declares every chain before the first
    * rule, so `-j NAME` is known to be a jump or not. Input that declares chains later is put
    * right in settleLateChains().
    */
-  const addRule = (t: MutableTable, s: RuleLine, line: number, column: number, text: string, chainTarget: ChainTarget): void => {
+  /** The chain a rule line is for (noting rules for undeclared or deleted chains). */
+  private ruleChain(t: MutableTable, chain: string, line: number, column: number): MutableChain {
     t.rulesStarted = true;
     // One lookup for the rule's chain (rules of a chain come together: mostly none).
     let c = t.lastChain;
-    if (c === undefined || c.name !== s.chain) {
-      const declared = t.chains.get(s.chain);
-      const deletedAt = declared ? undefined : t.deleted?.find((d) => d.name === s.chain)?.deletedAt;
+    if (c === undefined || c.name !== chain) {
+      const declared = t.chains.get(chain);
+      const deletedAt = declared ? undefined : t.deleted?.find((d) => d.name === chain)?.deletedAt;
       if (deletedAt !== undefined) {
-        t.ruleNotes.push({ diagnostic: diagnostic('error', 'extract/rule-for-deleted-chain', `rule for chain ${s.chain}, which line ${deletedAt} deletes: iptables-restore refuses it`, file, line, column) });
-      } else if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: s.chain, line, column });
-      c = declared ?? chainOf(t, s.chain);
+        t.ruleNotes.push({ diagnostic: diagnostic('error', 'extract/rule-for-deleted-chain', `rule for chain ${chain}, which line ${deletedAt} deletes: iptables-restore refuses it`, this.file, line, column) });
+      } else if (!t.implicit && (!declared || declared.line === undefined)) t.ruleNotes.push({ undeclared: chain, line, column });
+      c = declared ?? this.chainOf(t, chain);
       flushRun(t);
       t.lastChain = c;
-    } else if (!t.implicit && c.line === undefined) t.ruleNotes.push({ undeclared: s.chain, line, column });
+    } else if (!t.implicit && c.line === undefined) t.ruleNotes.push({ undeclared: chain, line, column });
+    return c;
+  }
+  private addRule(t: MutableTable, s: RuleLine, line: number, column: number, text: string, chainTarget: ChainTarget): void {
+    const c = this.ruleChain(t, s.chain, line, column);
     const meaning = interpretRule(s.items, chainTarget);
     const ct = counters(s.counters);
     if (s.command === 'append') t.run.push(new SavedRule(c, c.rules.length + t.run.length, line, column, text, meaning.matches, meaning.comments, meaning.target, ct));
@@ -263,12 +157,12 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
         c.rules.forEach((r, i) => (r.index = i));
       }
     } else {
-      commands.push({ line, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
-      t.ruleNotes.push({ diagnostic: diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, file, line, column) });
+      this.commands.push({ line, command: s.command, spelled: s.spelled, table: t.name, args: [s.chain, ...(s.ruleNumber ? [s.ruleNumber] : [])] });
+      t.ruleNotes.push({ diagnostic: diagnostic('warning', 'extract/unsupported-command', `${s.spelled} (${s.command}) is kept but not applied to the model`, this.file, line, column) });
       return;
     }
-    ruleCount++;
-  };
+    this.ruleCount++;
+  }
   /**
    * `-X NAME` (or a bare `-X`: every user chain) as iptables-restore applies it: the chain is gone
    * from the table (a later `:NAME` makes a new one). The tool refuses to delete a chain that still
@@ -276,7 +170,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
    * the backend (measured, iptables 1.8.9): iptables-legacy-restore refuses, iptables-nft-restore
    * deletes its base chain — a warning that says both.
    */
-  const deleteChains = (t: MutableTable, name: string | undefined, line: number, column: number, spelled: string): void => {
+  private deleteChains(t: MutableTable, name: string | undefined, line: number, column: number, spelled: string): void {
     flushRun(t);
     t.lastChain = undefined;
     const doomed = name === undefined ? [...t.chains.values()].filter((c) => !c.builtin) : [t.chains.get(name) ?? name];
@@ -290,10 +184,10 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
       }
       if (c.rules.length > 0) {
         const why = `it still has ${c.rules.length} rule${c.rules.length === 1 ? '' : 's'} (from line ${c.rules[0].line})`;
-        early.push(diagnostic('error', 'extract/delete-chain-refused', `${spelled} ${c.name}: iptables-restore refuses to delete chain ${c.name}: ${why}`, file, line, column));
+        this.early.push(diagnostic('error', 'extract/delete-chain-refused', `${spelled} ${c.name}: iptables-restore refuses to delete chain ${c.name}: ${why}`, this.file, line, column));
       } else if (c.builtin) {
         const what = `${spelled} ${c.name} deletes a built-in chain: iptables-legacy-restore refuses it; iptables-nft-restore deletes the base chain, so table ${t.name} no longer sees the packets of that hook`;
-        early.push(diagnostic('warning', 'extract/delete-builtin-chain', what, file, line, column));
+        this.early.push(diagnostic('warning', 'extract/delete-builtin-chain', what, this.file, line, column));
       }
       t.chains.delete(c.name);
       deleted.push({
@@ -307,7 +201,7 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
         spelled,
       });
     }
-  };
+  }
 
   /**
    * `-j NAME` in the table being read is a jump when NAME is one of its chains — and also when NAME
@@ -315,191 +209,208 @@ function extractor(file: string): { sink: IptablesSaveSink; finish: (scan: Iptab
    * the table when the chain does not exist), so a rule of a dump that jumps to a chain the dump does
    * not hold is a jump to a missing chain (a cut or edited dump), never a non-terminating target.
    */
-  const isChainOfCurrent: ChainTarget = (name, goto) => current!.chains.get(name)?.target(goto) ?? jumpToUnknown(current!, name, goto);
+  private readonly isChainOfCurrent: ChainTarget = (name, goto) => this.current!.chains.get(name)?.target(goto) ?? this.jumpToUnknown(this.current!, name, goto);
   /** A jump to a name the table has no chain of (yet): recorded, so the table can say which of them it never held. */
-  const jumpToUnknown = (t: MutableTable, name: string, goto: boolean): Target | undefined => {
+  private jumpToUnknown(t: MutableTable, name: string, goto: boolean): Target | undefined {
     if (looksLikeExtensionTarget(name)) return undefined;
     (t.jumpedUnknown ??= new Set()).add(name);
     return chainJump(name, goto);
-  };
+  }
 
   // Entries are consumed as the grammar reads them (no document is kept).
-  const onEntry = (e: DocumentEntry) => {
+  private onEntry(e: DocumentEntry) {
     switch (e.kind) {
       case 'noise':
-        noise.push({ line: e.line, text: e.text, noise: e.noise });
+        this.noise.push({ line: e.line, text: e.text, noise: e.noise });
         return;
       case 'unsupported':
-        unsupported.push({ line: e.line, column: e.column, text: e.text, reason: e.reason });
+        this.unsupported.push({ line: e.line, column: e.column, text: e.text, reason: e.reason });
         return;
       case 'comment': {
         const c = e.comment;
         if (c.kind === 'generated') {
-          headers.push(c);
-          lastHeader = c;
-          program ??= c.program;
-        } else if (c.kind === 'legacy-tables-warning') legacyTablesWarning = true;
-        else if (c.kind === 'incompatible-table') incompatibleTables.push(c.table);
-        comments.push({ line: e.line, text: e.text });
+          this.headers.push(c);
+          this.lastHeader = c;
+          this.program ??= c.program;
+        } else if (c.kind === 'legacy-tables-warning') this.legacyTablesWarning = true;
+        else if (c.kind === 'incompatible-table') this.incompatibleTables.push(c.table);
+        this.comments.push({ line: e.line, text: e.text });
         return;
       }
     }
     const s = e.syntax;
-    if (s.kind === 'table') {
-      if (current && !current.committed) {
-        // A fragment before a `*table` line never had a COMMIT to miss (extract/fragment says what it is).
-        if (!current.implicit) early.push(diagnostic('warning', 'extract/missing-commit', `table ${current.name} has no COMMIT before the next table`, file, e.line, e.column));
-      }
-      current = { name: s.name, line: e.line, committed: false, implicit: false, chains: new Map(), pending: noPending(), run: [], rulesStarted: false, ruleNotes: [], ...(lastHeader ? { generatedBy: lastHeader } : {}) };
-      lastHeader = undefined;
-      tables.push(current);
-      return;
-    }
-    if (!current) {
+    if (s.kind === 'table') return this.onTable(s, e.line, e.column);
+    if (!this.current) {
       // A fragment (rules pasted without `*table`): keep them in a table whose name is inferred below.
-      current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending(), run: [], rulesStarted: false, ruleNotes: [] };
-      tables.push(current);
+      this.current = { name: '', line: e.line, committed: false, implicit: true, chains: new Map(), pending: noPending(), run: [], rulesStarted: false, ruleNotes: [] };
+      this.tables.push(this.current);
     }
     switch (s.kind) {
-      case 'chain': {
-        const c = chainOf(current, s.name);
-        if (c.line !== undefined) {
-          const t = current;
-          const name = s.name;
-          const first = c.line;
-          const { line, column } = e;
-          early.push(() => diagnostic('warning', 'extract/duplicate-chain', `chain ${name} is declared twice in ${tableWords(t, `first on line ${first}`)}`, file, line, column));
-        }
-        c.line = e.line;
-        c.policy = s.policy;
-        const ct = counters(s.counters);
-        if (ct) c.counters = ct;
+      case 'chain':
+        this.onChain(this.current, s, e.line, e.column);
         break;
-      }
       case 'commit':
-        current.committed = true;
-        current.endLine = e.line;
+        this.current.committed = true;
+        this.current.endLine = e.line;
         break;
       case 'rule':
-        if (!current.implicit) {
-          addRule(current, s, e.line, e.column, e.text, isChainOfCurrent);
+        if (!this.current.implicit) {
+          this.addRule(this.current, s, e.line, e.column, e.text, this.isChainOfCurrent);
           break;
         }
-        current.pending.syntax.push(s);
-        current.pending.line.push(e.line);
-        current.pending.column.push(e.column);
-        current.pending.text.push(e.text);
+        this.current.pending.syntax.push(s);
+        this.current.pending.line.push(e.line);
+        this.current.pending.column.push(e.column);
+        this.current.pending.text.push(e.text);
         break;
-      case 'chain-command': {
-        commands.push({ line: e.line, command: s.command, spelled: s.spelled, table: current.name, args: s.args });
-        if (s.command === 'new-chain' && s.args[0]) {
-          const c = chainOf(current, s.args[0]);
-          c.line ??= e.line;
-          c.policy ??= '-';
-        } else if (s.command === 'policy' && s.args[0]) {
-          const c = chainOf(current, s.args[0]);
-          c.line ??= e.line;
-          if (s.args[1]) c.policy = s.args[1];
-        } else if (s.command === 'delete-chain') deleteChains(current, s.args[0], e.line, e.column, s.spelled);
+      case 'chain-command':
+        this.onChainCommand(this.current, s, e.line, e.column);
         break;
+    }
+  }
+
+  /** `*table`: a new table (the one before it should have been committed). */
+  private onTable(s: Extract<LineSyntax, { kind: 'table' }>, line: number, column: number): void {
+    if (this.current && !this.current.committed) {
+      // A fragment before a `*table` line never had a COMMIT to miss (extract/fragment says what it is).
+      if (!this.current.implicit) this.early.push(diagnostic('warning', 'extract/missing-commit', `table ${this.current.name} has no COMMIT before the next table`, this.file, line, column));
+    }
+    this.current = { name: s.name, line: line, committed: false, implicit: false, chains: new Map(), pending: noPending(), run: [], rulesStarted: false, ruleNotes: [], ...(this.lastHeader ? { generatedBy: this.lastHeader } : {}) };
+    this.lastHeader = undefined;
+    this.tables.push(this.current);
+  }
+
+  /** `:CHAIN POLICY [p:b]`. */
+  private onChain(t: MutableTable, s: Extract<LineSyntax, { kind: 'chain' }>, line: number, column: number): void {
+    const c = this.chainOf(t, s.name);
+    if (c.line !== undefined) {
+      const name = s.name;
+      const first = c.line;
+      this.early.push(() => diagnostic('warning', 'extract/duplicate-chain', `chain ${name} is declared twice in ${tableWords(t, `first on line ${first}`)}`, this.file, line, column));
+    }
+    c.line = line;
+    c.policy = s.policy;
+    const ct = counters(s.counters);
+    if (ct) c.counters = ct;
+  }
+
+  /** Restore-style `-N`, `-X`, `-F`, `-Z`, `-P`. */
+  private onChainCommand(t: MutableTable, s: Extract<LineSyntax, { kind: 'chain-command' }>, line: number, column: number): void {
+    this.commands.push({ line, command: s.command, spelled: s.spelled, table: t.name, args: s.args });
+    if (s.command === 'new-chain' && s.args[0]) {
+      const c = this.chainOf(t, s.args[0]);
+      c.line ??= line;
+      c.policy ??= '-';
+    } else if (s.command === 'policy' && s.args[0]) {
+      const c = this.chainOf(t, s.args[0]);
+      c.line ??= line;
+      if (s.args[1]) c.policy = s.args[1];
+    } else if (s.command === 'delete-chain') this.deleteChains(t, s.args[0], line, column, s.spelled);
+  }
+  // Most lines are rules: they come as fields, without an entry object; the rest as entries.
+  private readonly ruleEntry: { -readonly [K in keyof SyntaxEntry]: SyntaxEntry[K] } = { kind: 'syntax', line: 0, column: 0, text: '', syntax: { kind: 'commit' } };
+  /**
+   * A line of kube-proxy's read without the grammar (iptables-kube-lines.ts): an appended rule of a
+   * table read so far (a fragment's rules wait for their table, with their syntax: the grammar reads them).
+   */
+  private addDecoded(line: number, column: number, text: string, value: unknown): boolean {
+    const t = this.current;
+    if (t === undefined || t.implicit) return false;
+    const d = value as KubeRule;
+    const c = this.ruleChain(t, d.chain, line, column);
+    const target = d.target === undefined ? undefined : interpretTarget(d.target, d.targetOptions, false, this.isChainOfCurrent);
+    t.run.push(new SavedRule(c, c.rules.length + t.run.length, line, column, text, d.matches, d.comments, target, undefined));
+    this.ruleCount++;
+    if (this.reading.stats) this.reading.stats.decoded++;
+    return true;
+  }
+  /** A table once the scan has ended: a fragment's rules read, late chains settled, its rule notes and missing COMMIT reported. */
+  private settle(t: MutableTable, diagnostics: Diagnostic[]): void {
+    if (t.implicit) {
+      // In a fragment, chains are known only by use: a target that is not an extension is a chain.
+      const isChain: ChainTarget = (n, goto) => t.chains.get(n)?.target(goto) ?? (looksLikeExtensionTarget(n) ? undefined : chainJump(n, goto));
+      const pending = t.pending;
+      for (let k = 0; k < pending.syntax.length; k++) this.addRule(t, pending.syntax[k], pending.line[k], pending.column[k], pending.text[k], isChain);
+      flushRun(t);
+    } else if (t.lateChains) settleLateChains(t);
+    for (const note of t.ruleNotes) {
+      if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
+      else if (isUndeclared(t.chains.get(note.undeclared))) {
+        diagnostics.push(
+          diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which ${tableWords(t)} does not declare (iptables-restore would reject it)`, this.file, note.line, note.column),
+        );
       }
     }
-  };
-  // Most lines are rules: they come as fields, without an entry object; the rest as entries.
-  const ruleEntry: { -readonly [K in keyof SyntaxEntry]: SyntaxEntry[K] } = { kind: 'syntax', line: 0, column: 0, text: '', syntax: { kind: 'commit' } };
-  const sink: IptablesSaveSink = {
-    syntax: (line, column, text, syntax) => {
-      // One reused record: onEntry keeps none of it but the fields.
-      ruleEntry.line = line;
-      ruleEntry.column = column;
-      ruleEntry.text = text;
-      ruleEntry.syntax = syntax;
-      onEntry(ruleEntry);
-    },
-    entry: onEntry,
-  };
-  return { sink, finish: (scan) => finish(scan) };
+    if (!t.committed && !t.implicit) {
+      diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, this.file, t.line, 1));
+    }
+    if (t.deleted) appendAll(diagnostics, jumpsToDeleted(t, this.file));
+  
+  }
 
-  function finish(scan: IptablesSaveScan): ParsedInput<Ruleset> {
-    for (const t of tables) flushRun(t);
-    for (const t of [...tables]) if (t.implicit) nameFragment(t, tables);
-    for (const t of tables) {
+  finish(scan: IptablesSaveScan): ParsedInput<Ruleset> {
+    for (const t of this.tables) flushRun(t);
+    for (const t of [...this.tables]) if (t.implicit) nameFragment(t, this.tables);
+    for (const t of this.tables) {
       if (!t.implicit) continue;
       for (const c of t.chains.values()) c.table = t.name;
-      for (let k = 0; k < commands.length; k++) if (commands[k].table === '') commands[k] = { ...commands[k], table: t.name };
+      for (let k = 0; k < this.commands.length; k++) if (this.commands[k].table === '') this.commands[k] = { ...this.commands[k], table: t.name };
     }
     // The grammar's diagnostics come first, as they always did.
-    const diagnostics: Diagnostic[] = [...scan.diagnostics, ...early.map((d) => (typeof d === 'function' ? d() : d))];
+    const diagnostics: Diagnostic[] = [...scan.diagnostics, ...this.early.map((d) => (typeof d === 'function' ? d() : d))];
 
-    for (const t of tables) {
+    for (const t of this.tables) {
       if (!t.implicit) continue;
       diagnostics.push(
-        diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name}${inferenceWords(t.inferred)} and does not require chain declarations`, file, t.line, 1),
+        diagnostic('warning', 'extract/fragment', `rules without a *table line (a fragment); kpx assumes table ${t.name}${inferenceWords(t.inferred)} and does not require chain declarations`, this.file, t.line, 1),
       );
     }
 
-    for (const t of tables) {
-      if (t.implicit) {
-        // In a fragment, chains are known only by use: a target that is not an extension is a chain.
-        const isChain: ChainTarget = (n, goto) => t.chains.get(n)?.target(goto) ?? (looksLikeExtensionTarget(n) ? undefined : chainJump(n, goto));
-        const pending = t.pending;
-        for (let k = 0; k < pending.syntax.length; k++) addRule(t, pending.syntax[k], pending.line[k], pending.column[k], pending.text[k], isChain);
-        flushRun(t);
-      } else if (t.lateChains) settleLateChains(t);
-      for (const note of t.ruleNotes) {
-        if (note.undeclared === undefined) diagnostics.push(note.diagnostic);
-        else if (isUndeclared(t.chains.get(note.undeclared))) {
-          diagnostics.push(
-            diagnostic('warning', 'extract/undeclared-chain', `rule for chain ${note.undeclared}, which ${tableWords(t)} does not declare (iptables-restore would reject it)`, file, note.line, note.column),
-          );
-        }
-      }
-      if (!t.committed && !t.implicit) {
-        diagnostics.push(diagnostic('warning', 'extract/missing-commit', `table ${t.name} has no COMMIT (truncated dump?)`, file, t.line, 1));
-      }
-      if (t.deleted) appendAll(diagnostics, jumpsToDeleted(t, file));
-    }
+    for (const t of this.tables) this.settle(t, diagnostics);
 
-    const frozenTables: Table[] = tables.map((t) => {
-      // Rule lists are of exactly their length (flushRun, inserts): 100k chains × spare room adds up.
-      const chains: Chain[] = [...t.chains.values()];
-      const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
-      const table: Table = {
-        name: t.name,
-        file,
-        line: t.line,
-        committed: t.committed,
-        implicit: t.implicit,
-        chains,
-        chainsByName: byName,
-        ...(t.inferred ? { inferred: t.inferred } : {}),
-        ...(t.jumpedUnknown && !t.implicit ? missingOf(t.jumpedUnknown, byName) : {}),
-        ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
-        ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
-        ...(t.deleted ? { deletedChains: t.deleted } : {}),
-      };
-      return table;
-    });
+    const frozenTables: Table[] = this.tables.map((t) => frozenTable(t, this.file));
 
-    const family = program?.startsWith('ip6') || hasIpv6Rules(frozenTables) ? 6 : 4;
-    const backend = headers.some((h) => h.backend === 'nf_tables') ? 'nf_tables' : headers.length > 0 ? 'legacy' : 'unknown';
+    const family = this.program?.startsWith('ip6') || hasIpv6Rules(frozenTables) ? 6 : 4;
+    const backend = this.headers.some((h) => h.backend === 'nf_tables') ? 'nf_tables' : this.headers.length > 0 ? 'legacy' : 'unknown';
     const ruleset: Ruleset = {
-      file,
+      file: this.file,
       family,
       backend,
       tables: frozenTables,
-      headers,
-      legacyTablesWarning,
-      incompatibleTables,
-      comments,
-      commands,
-      unsupported,
-      noise,
-      ruleCount,
+      headers: this.headers,
+      legacyTablesWarning: this.legacyTablesWarning,
+      incompatibleTables: this.incompatibleTables,
+      comments: this.comments,
+      commands: this.commands,
+      unsupported: this.unsupported,
+      noise: this.noise,
+      ruleCount: this.ruleCount,
     };
     const chainCount = frozenTables.reduce((n, t) => n + t.chains.length, 0);
-    return { format: 'iptables-save', file, data: ruleset, diagnostics, counts: { tables: frozenTables.length, chains: chainCount, rules: ruleCount } };
+    return { format: 'iptables-save', file: this.file, data: ruleset, diagnostics, counts: { tables: frozenTables.length, chains: chainCount, rules: this.ruleCount } };
   }
+}
+
+/** The model's Table of a table as read. */
+function frozenTable(t: MutableTable, file: string): Table {
+  // Rule lists are of exactly their length (flushRun, inserts): 100k chains × spare room adds up.
+  const chains: Chain[] = [...t.chains.values()];
+  const byName = new Map<string, Chain>(chains.map((c) => [c.name, c]));
+  const table: Table = {
+    name: t.name,
+    file,
+    line: t.line,
+    committed: t.committed,
+    implicit: t.implicit,
+    chains,
+    chainsByName: byName,
+    ...(t.inferred ? { inferred: t.inferred } : {}),
+    ...(t.jumpedUnknown && !t.implicit ? missingOf(t.jumpedUnknown, byName) : {}),
+    ...(t.endLine !== undefined ? { endLine: t.endLine } : {}),
+    ...(t.generatedBy ? { generatedBy: t.generatedBy } : {}),
+    ...(t.deleted ? { deletedChains: t.deleted } : {}),
+  };
+  return table;
 }
 
 /**

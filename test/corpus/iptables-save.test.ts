@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, corpusFiles, readCorpus } from '../helpers/corpus.js';
-import { allRules, parse, roundTripDiffs } from '../helpers/iptables.js';
+import { allRules, expectSameReadings, parse, roundTripDiffs } from '../helpers/iptables.js';
 import { detectFormat } from '../../src/load/index.js';
 
 const dumps = corpusFiles(/^(iptables\/.*\.iptables|ip6tables\/.*\.ip6tables|generated\/save.*\.txt|iptables-extension-tests\/save-dumps\/.*)$/).filter(
@@ -32,6 +32,21 @@ describe('corpus iptables-save dumps', () => {
       expect(data.unsupported).toEqual([]);
     });
   }
+
+  it('reads kube-proxy\'s lines without tokens into the model the grammar gives, on every dump (issue 33)', () => {
+    // Every line of every dump both ways (src/extract/iptables-kube-lines.ts): same rules,
+    // positions, evidence and diagnostics; and the token-free reading takes the kube-proxy lines.
+    let decoded = 0;
+    const perDump: string[] = [];
+    for (const f of dumps) {
+      const n = expectSameReadings(readCorpus(f), f);
+      decoded += n;
+      if (n > 0) perDump.push(`${basename(f)} ${n}`);
+    }
+    console.log(`token-free reading: ${decoded} lines in ${perDump.length} of ${dumps.length} dumps (${perDump.join(', ')})`);
+    expect(decoded).toBeGreaterThan(100);
+    expect(perDump.length).toBeGreaterThanOrEqual(5);
+  });
 
   it('reads concrete values of the kind 1.23 dump (legacy backend, blank lines between tables)', () => {
     const f = join(corpusDir(), 'iptables/kind-1.23-traefik-legacy-1.8.4.iptables');
@@ -90,14 +105,17 @@ describe('iptables extension tests: OK lines in their EXPECTED save form', () =>
   const cases = extensionCases();
   it('parses each as one rule that re-emits identically', () => {
     const failures: string[] = [];
+    let decoded = 0;
     for (const c of cases) {
       const text = `*${c.table}\n:${c.chain} ACCEPT [0:0]\n-A ${c.chain} ${c.expected}\nCOMMIT\n`;
       const { data, diagnostics } = parse(text, c.file);
+      // The token-free reading of kube-proxy's shapes must agree with the grammar here too.
+      decoded += expectSameReadings(text, c.file);
       const errors = diagnostics.filter((d) => d.severity === 'error');
       const rules = allRules(data);
       if (errors.length || rules.length !== 1 || roundTripDiffs(data).length) failures.push(`${c.file}:${c.line} ${c.expected} ${errors.map((e) => e.message).join('; ')}`);
     }
-    console.log(`iptables extension tests: ${cases.length - failures.length}/${cases.length} OK lines parse and re-emit identically`);
+    console.log(`iptables extension tests: ${cases.length - failures.length}/${cases.length} OK lines parse and re-emit identically (${decoded} read without tokens)`);
     expect(cases.length).toBeGreaterThan(600);
     expect(failures).toEqual([]);
   });
