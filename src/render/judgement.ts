@@ -5,7 +5,7 @@
  */
 import type { Caveat, Cite, FlowJudgement, Leftovers, Mention, NodeJudgement, Pin, Reason, StaleRules, TableEvidence, UnknownPart } from '../judge/index.js';
 import { printable } from '../source/index.js';
-import { unknownText as walkUnknownText } from './trace.js';
+import { unknownText as walkUnknownText } from './trace/words.js';
 
 const base = (file: string) => file.split(/[\\/]/).pop() ?? file;
 const at = (c: Cite | Mention) => `${base(c.file)}:${c.line}`;
