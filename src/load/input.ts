@@ -144,6 +144,18 @@ export interface StreamReport {
   damaged?: string;
 }
 
+/**
+ * A stream over an open descriptor. Stdin that is a pipe or a socket is read through
+ * process.stdin, which waits for data whatever the descriptor's mode: a parent may hand it over
+ * non-blocking (a Node parent's socketpair, a shell whose other job set O_NONBLOCK), and plain
+ * reads of such a descriptor fail with EAGAIN whenever the writer is slower than kpx. A file
+ * redirected into stdin keeps the large reads of createReadStream.
+ */
+function descriptorStream(fd: number): Readable {
+  if (fd === 0 && !fstatSync(0).isFile()) return process.stdin;
+  return createReadStream('', { fd, autoClose: false, highWaterMark: READ_BYTES });
+}
+
 /** Where a stream's bytes come from: a path, or an open descriptor (stdin). */
 export type StreamOrigin = { readonly path: string } | { readonly fd: number } | { readonly stream: Readable };
 
@@ -235,7 +247,7 @@ export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits:
         ? origin.stream
         : 'path' in origin
           ? createReadStream(origin.path, { highWaterMark: READ_BYTES })
-          : createReadStream('', { fd: origin.fd, autoClose: false, highWaterMark: READ_BYTES });
+          : descriptorStream(origin.fd);
     const source = raw(file);
     let first: IteratorResult<Buffer>;
     try {
