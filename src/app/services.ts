@@ -8,9 +8,10 @@ import { knows } from '../model/k8s-api.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { noMatchFor, parseTarget, targetSelects, type Target } from '../trace/target.js';
 import { printable } from '../source/index.js';
-import { cannotTell, inputProblemLines, logAccountLines, partialRulesNote } from '../render/evidence.js';
+import { partialRulesNote } from '../render/evidence.js';
 import { evidenceText } from '../render/judgement.js';
 import type { ServicesResult } from '../render/services/output.js';
+import { loadAnswerable } from './answerable.js';
 import { UsageError, type AppIO, type Outcome } from './io.js';
 
 export interface ServicesQuery {
@@ -68,15 +69,9 @@ function cannotTellService(service: string, partial: ReturnType<typeof partialEv
 
 export async function services(q: ServicesQuery, io: AppIO): Promise<Outcome> {
   if (q.state && !STATES.includes(q.state)) throw new UsageError(`--state ${q.state}: expected one of ${STATES.join(', ')}`);
-  const snapshot = await io.load(q.inputs);
-  // Inputs that could not be used are said first; with no ruleset left, "no Services" would be a lie.
-  for (const l of inputProblemLines(snapshot)) io.notice(l);
-  const unknown = cannotTell(snapshot, 'which Services this node implements');
-  if (unknown) {
-    io.notice(unknown);
-    for (const l of logAccountLines(snapshot)) io.notice(l);
-    return { exit: ExitCode.CannotTell };
-  }
+  const loaded = await loadAnswerable(q.inputs, io, 'which Services this node implements');
+  if ('outcome' in loaded) return loaded.outcome;
+  const { snapshot } = loaded;
   const node = await judgeSnapshot(snapshot);
   if (node.resolution.services.length === 0 && cannotTellNone(snapshot, q, io)) return { exit: ExitCode.CannotTell };
   return answer(snapshot, node, q, io);

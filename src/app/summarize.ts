@@ -8,8 +8,8 @@ import { resolveJudged } from '../judge/index.js';
 import { ExitCode } from '../judge/inputs.js';
 import { lintSnapshot } from '../lint/run.js';
 import type { Finding } from '../lint/rule.js';
-import { cannotTell, inputProblemLines, logAccountLines } from '../render/evidence.js';
 import { VERSION } from '../version.js';
+import { loadAnswerable } from './answerable.js';
 import type { AppIO, Outcome } from './io.js';
 
 export interface SummarizeQuery {
@@ -26,15 +26,10 @@ function findingRef(f: Finding, ref: EvidenceRefs): SummaryFinding {
 }
 
 export async function summarize(q: SummarizeQuery, io: AppIO): Promise<Outcome> {
-  const snapshot = await io.load(q.inputs);
-  for (const l of inputProblemLines(snapshot)) io.notice(l);
   // A summary of nothing would read as "no Services" on the comparing side: say so here instead.
-  const unknown = cannotTell(snapshot, 'which Services this node implements');
-  if (unknown) {
-    io.notice(unknown);
-    for (const l of logAccountLines(snapshot)) io.notice(l);
-    return { exit: ExitCode.CannotTell };
-  }
+  const loaded = await loadAnswerable(q.inputs, io, 'which Services this node implements');
+  if ('outcome' in loaded) return loaded.outcome;
+  const { snapshot } = loaded;
   const resolution = await resolveJudged(snapshot);
   const linted = q.lint === false ? [] : (await lintSnapshot(snapshot, {})).findings;
   const findings = (ref: EvidenceRefs) => linted.map((f) => findingRef(f, ref));
