@@ -17,7 +17,7 @@
 import type { ServicePort, ServiceState } from '../kube/types.js';
 import type { FrontEndKind } from '../kube/facts.js';
 import { formatHostPort } from '../model/addr.js';
-import { maxOf, minOf } from '../source/index.js';
+import { maxOf, minOf, printable } from '../source/index.js';
 import { dotString, mermaidText, shareLabel, svcName } from './index.js';
 
 /**
@@ -79,6 +79,9 @@ export interface Overview {
   readonly ports: number;
 }
 
+/** Dump text on one line of a box: line breaks and tabs as spaces, other control characters escaped (printable). */
+const oneLine = (s: string) => printable(s.replace(/[\t\n\r]/g, ' '), 4096);
+
 /** Unhealthy first, as `kpx services` lists them. */
 const STATE_ORDER: readonly ServiceState[] = ['no-endpoints', 'no-local-endpoints', 'partial', 'unknown', 'healthy'];
 
@@ -134,7 +137,7 @@ export function endpointsText(s: ServicePort): string {
 /** The entry point a front end is claimed by: the dispatch chain or map its evidence line is in; IPVS: the virtual servers of its kind. */
 function entryOf(s: ServicePort, kind: FrontEndKind, where: string | undefined): { key: string; label: string; detail: string } {
   if (s.mode === 'ipvs') return { key: `ipvs:${s.family}:${kind}`, label: `IPVS virtual servers`, detail: `${KIND_WORD[kind]}s${s.family === 6 ? ', IPv6' : ''}` };
-  const label = where ?? `${s.mode} dispatch (not named in the dumps)`;
+  const label = where !== undefined ? oneLine(where) : `${s.mode} dispatch (not named in the dumps)`;
   return { key: `${s.mode}:${s.family}:${label}`, label, detail: `${s.mode}${s.mode === 'iptables' ? `, IPv${s.family}` : ''}` };
 }
 
@@ -143,7 +146,7 @@ export function overviewColumns(ports: number): number {
   return Math.max(1, Math.min(12, Math.round(Math.sqrt(ports / 3.5))));
 }
 
-const nsLabel = (ns: string | null) => (ns === null ? 'Services the dumps do not name (no API objects, no comments)' : `namespace ${ns}`);
+const nsLabel = (ns: string | null) => (ns === null ? 'Services the dumps do not name (no API objects, no comments)' : `namespace ${oneLine(ns)}`);
 
 /** The overview of these Service ports (the whole node's), each with the judgement's verdict. */
 export function overviewGraph(services: readonly ServicePort[], verdictOf: (s: ServicePort) => PortVerdict, title: string): Overview {
@@ -173,7 +176,7 @@ export function overviewGraph(services: readonly ServicePort[], verdictOf: (s: S
     const ports: OverviewPort[] = [];
     for (const { s, v } of ordered) {
       tally.set(v.state, (tally.get(v.state) ?? 0) + 1);
-      ports.push({ id: `p${p++}`, name: svcName(s), address: addressText(s), state: v.state, tone: toneOf(v.state), verdict: verdictText(v), endpoints: endpointsText(s) });
+      ports.push({ id: `p${p++}`, name: oneLine(svcName(s)), address: addressText(s), state: v.state, tone: toneOf(v.state), verdict: verdictText(v), endpoints: endpointsText(s) });
       // Each entry point that claims one of its front ends, counted once per Service port.
       const seen = new Set<string>();
       for (const fe of s.frontEnds) {
@@ -201,7 +204,7 @@ export function overviewGraph(services: readonly ServicePort[], verdictOf: (s: S
   const bad = STATE_ORDER.filter((st) => st !== 'healthy' && tally.get(st));
   const problems = bad.reduce((n, st) => n + tally.get(st)!, 0);
   const caption = [
-    `${title}: overview of ${services.length} Service ports in ${namespaces.length} namespace box${namespaces.length === 1 ? '' : 'es'}${problems ? `, ${problems} not healthy (${bad.map((st) => `${tally.get(st)} ${st}`).join(', ')})` : ', all healthy'}`,
+    `${oneLine(title)}: overview of ${services.length} Service ports in ${namespaces.length} namespace box${namespaces.length === 1 ? '' : 'es'}${problems ? `, ${problems} not healthy (${bad.map((st) => `${tally.get(st)} ${st}`).join(', ')})` : ', all healthy'}`,
     'one Service in full: kpx graph --service ns/name   every chain of the node: kpx graph --full',
   ];
   return { title, caption, entries: entryList, namespaces, edges, columns: overviewColumns(services.length), ports: services.length };
