@@ -43,7 +43,9 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
       const j = judgement.judgementOf(s);
       return { state: j.state, reason: reasonText(s, j) };
     }, snapshot.name);
-    writeErr(`kpx: ${services.length} Service ports (more than ${OVERVIEW_ABOVE}): the whole node drawn as an overview, one box per Service port; kpx graph --service ns/name draws one in full, --full every chain\n`);
+    // The picture says it too (its caption); on a terminal one line says it at once. Not when stderr
+    // is a pipe or a file: a script's stderr then holds only what went wrong.
+    if (process.stderr.isTTY) writeErr(`kpx: ${services.length} Service ports (more than ${OVERVIEW_ABOVE}): the whole node drawn as an overview, one box per Service port; kpx graph --service ns/name draws one in full, --full every chain\n`);
     dot = overviewDot(o);
     text = opts.format === 'mermaid' ? overviewMermaid(o) : dot;
   } else {
