@@ -55,17 +55,7 @@ export type Absence =
   /** An `ipvsadm -Ln` listing ends mid-line at `line`: the real servers of the virtual server it ends in go on past the cut. */
   | { readonly code: 'listing-truncated'; readonly file: string; readonly line: number }
   /** An `ipvsadm` real server printed as a name (`-L` without `-n`), not an address: not an endpoint, and what it stands for is unknown. */
-  | { readonly code: 'real-server-not-an-address'; readonly vs: string; readonly name: string; readonly file: string; readonly line: number }
-  /**
-   * A ClusterIP virtual server without real servers: kube-proxy leaves it so when the Service has no
-   * endpoints and when internalTrafficPolicy is Local with none on this node; the dumps do not say which.
-   */
-  | { readonly code: 'ipvs-no-real-servers-undecided'; readonly vs: string }
-  /**
-   * Local-policy virtual servers holding the same real servers as the Cluster-policy ones: kube-proxy
-   * does so when every endpoint is on this node, and (since 1.21) when none is; the dumps do not say which.
-   */
-  | { readonly code: 'ipvs-local-real-servers-unknown'; readonly vs: string[] };
+  | { readonly code: 'real-server-not-an-address'; readonly vs: string; readonly name: string; readonly file: string; readonly line: number };
 
 /**
  * The dumps say the Service port has no endpoints (scope `all`: a "has no endpoints" REJECT, a

@@ -37,13 +37,6 @@ export interface ProblemFields {
   'table-truncated': { table: string; file: string; line: number; listing?: 'nft' };
   'listing-truncated': { file: string; line: number };
   'real-server-not-an-address': { vs: string; name: string; file: string; line: number };
-  /**
-   * IPVS: the ClusterIP virtual server has no real servers and nothing in the dumps says whether the
-   * Service has endpoints elsewhere (internalTrafficPolicy Local, none on this node) or none at all.
-   */
-  'ipvs-no-real-servers-undecided': { vs: string };
-  /** IPVS: the Local-policy virtual servers hold every endpoint, and nothing says whether any is on this node. */
-  'ipvs-local-real-servers-unknown': { vs: string[] };
   'protocol-unknown': Record<string, never>;
   // --- IPVS mode
   /** Every real server has weight 0: no new connection is accepted. */

@@ -112,8 +112,6 @@ function deriveState(f: ServiceFacts, endpoints: readonly Endpoint[], problems: 
     if (f.absences.length > 0) return 'unknown';
     state = 'no-local-endpoints';
   }
-  // IPVS: Local-policy virtual servers that hold every endpoint, and nothing says whether any is local.
-  else if (f.absences.some((a) => a.code === 'ipvs-local-real-servers-unknown')) return 'unknown';
   else state = 'healthy';
   if (state === 'healthy' && problems.some(degrades)) state = 'partial';
   return state;

@@ -28,10 +28,6 @@ const TEXT: { [K in ProblemCode]: (p: Readonly<ProblemFields[K]>) => string } = 
   'listing-truncated': (p) => `${p.file} ends mid-line at line ${p.line} (truncated): the real servers listed there may go on past the cut, so they and their shares are unknown`,
   'real-server-not-an-address': (p) =>
     `real server ${p.name} of ${p.vs} (${p.file}:${p.line}) is a name, not an address (ipvsadm -L without -n?): it is not counted as an endpoint, and where it sends traffic is unknown`,
-  'ipvs-no-real-servers-undecided': (p) =>
-    `${p.vs} has no real servers, which kube-proxy leaves both when the Service has no endpoints and when its internalTrafficPolicy is Local and none is on this node: the dumps cannot tell which (the Service and its EndpointSlices would: kubectl get svc,endpointslices -o yaml)`,
-  'ipvs-local-real-servers-unknown': (p) =>
-    `the Local-policy virtual server${p.vs.length > 1 ? 's' : ''} ${p.vs.slice(0, 3).join(', ')}${p.vs.length > 3 ? ', …' : ''} ${p.vs.length > 1 ? 'hold' : 'holds'} every endpoint, which kube-proxy does both when all of them are on this node and (since 1.21) when none is: whether any is local is unknown (KUBE-LOOP-BACK in ipset list, the routes, or the EndpointSlices and Nodes would tell)`,
   'protocol-unknown': () => 'the rules name no protocol and no Service name gives it: the protocol is unknown',
   'all-weights-zero': () => 'all real servers have weight 0 (draining)',
   'chain-unreached': (p) => `chain ${p.chain} is not reached from any base chain or map element${p.empty ? ' (empty: a stale chain kube-proxy flushed and deletes about a second later)' : ''}`,

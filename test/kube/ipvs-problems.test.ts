@@ -23,11 +23,9 @@ describe('IPVS problems are typed', () => {
   it('no real servers and some draining: codes with fields, the same sentences as before', async () => {
     const res = await resolveServices(await snapshotOf({ 'ipvsadm.txt': LISTING }));
     const empty = res.services.find((s) => s.id === '10.96.0.20:80/tcp')!;
-    // An empty ClusterIP virtual server alone: no endpoints, or internalTrafficPolicy Local and none here (issue 32).
-    expect(empty.state).toBe('unknown');
-    expect(empty.problems).toEqual([{ code: 'ipvs-no-real-servers' }, { code: 'ipvs-no-real-servers-undecided', vs: 'TCP/10.96.0.20:80' }]);
-    expect(empty.problems.map(problemText)[0]).toBe('no real servers: new connections get no destination');
-    expect(empty.problems.map(problemText)[1]).toMatch(/^TCP\/10\.96\.0\.20:80 has no real servers, .* internalTrafficPolicy is Local and none is on this node: the dumps cannot tell which/);
+    expect(empty.state).toBe('no-endpoints');
+    expect(empty.problems).toEqual([{ code: 'ipvs-no-real-servers' }]);
+    expect(empty.problems.map(problemText)).toEqual(['no real servers: new connections get no destination']);
     const dns = res.services.find((s) => s.id === '10.96.0.10:53/udp')!;
     expect(dns.problems).toEqual([{ code: 'ipvs-some-draining', zero: 1, of: 2 }]);
     expect(dns.problems.map(problemText)).toEqual(['1 of 2 real servers have weight 0 (draining: no new connections)']);

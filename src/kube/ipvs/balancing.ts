@@ -14,19 +14,11 @@ import type { Group, MemberRef, Vs } from './types.js';
 
 /** Whether a real server is on this node, as the dumps tell. */
 export class LocalCheck {
-  /**
-   * KUBE-LOOP-BACK is in the dumps whole: kube-proxy (syncProxyRules) puts every local endpoint of
-   * every Service port in it, so an endpoint it does not hold is not on this node.
-   */
-  private readonly loopbackWhole: boolean;
-
   constructor(
     private readonly sets: FamilySets,
     private readonly protocol: Protocol,
     private readonly locality: (ip: string) => boolean | null,
-  ) {
-    this.loopbackWhole = sets.available('KUBE-LOOP-BACK');
-  }
+  ) {}
 
   /** The KUBE-LOOP-BACK member (`ip,proto:port,ip`) that says the endpoint is local (for hairpin masquerade). */
   loopback(rs: RealServer): MemberRef | undefined {
@@ -38,31 +30,10 @@ export class LocalCheck {
     return ip ? this.locality(formatIp(ip)) : null;
   }
 
-  /** Known to be elsewhere: KUBE-LOOP-BACK does not hold it, and the dumps say remote or the set is whole. */
+  /** Known to be elsewhere: the dumps say remote and KUBE-LOOP-BACK does not say local. */
   remote(rs: RealServer): boolean {
-    if (this.loopback(rs)) return false;
-    const byDumps = this.byDumps(rs.ip);
-    return byDumps === false || (byDumps === null && this.loopbackWhole);
+    return this.byDumps(rs.ip) === false && !this.loopback(rs);
   }
-
-  /** Known to be here: in KUBE-LOOP-BACK, or the dumps say local. */
-  here(rs: RealServer): boolean {
-    return this.loopback(rs) !== undefined || this.byDumps(rs.ip) === true;
-  }
-}
-
-/**
- * Real servers kube-proxy put behind a Local-policy virtual server because they are local: those of
- * a Local virtual server that has fewer than the Cluster-policy one (kube-proxy narrowed the list to
- * the local endpoints). One with all of them proves nothing: since 1.21 (kubernetes PR 97081,
- * proxier.go syncEndpoint) kube-proxy falls back to every endpoint when none is local. Not trusted
- * when the policy itself was inferred from real-server subsets.
- */
-export function narrowedLocalKeys(g: Group, localVss: readonly Vs[], full: Vs): Set<string> {
-  if (g.inferredExternalLocal || localVss.includes(full)) return new Set();
-  const fullKeys = new Set(full.rsKeys);
-  const narrowed = localVss.filter((v) => v.rsKeys.length < full.rsKeys.length && v.rsKeys.every((k) => fullKeys.has(k)));
-  return new Set(narrowed.flatMap((v) => v.rsKeys));
 }
 
 /** The virtual server that holds the Cluster-policy endpoints: the one with the most real servers. */

@@ -5,8 +5,7 @@ import type { FrontEnd, OwnedObject, ServiceFacts } from '../facts.js';
 import { problem, uniqueProblems, type ServiceProblem } from '../problems.js';
 import { buildServicePort } from '../service-builder.js';
 import type { Evidence, ServicePort } from '../types.js';
-import type { EmptyClusterIPDecider } from './api.js';
-import { balanceOf, checkConsistency, fullServer, LocalCheck, narrowedLocalKeys } from './balancing.js';
+import { balanceOf, checkConsistency, fullServer, LocalCheck } from './balancing.js';
 import { ipvs0Evidence, memberEvidence, vsEvidence } from './evidence.js';
 import { checkLocalHasRemote, localServers, noEndpointFacts, sourceRangesOf, trafficPolicies } from './firewall.js';
 import { groupAnchorId, groupName } from './identity.js';
@@ -20,8 +19,6 @@ export interface FactsContext {
   readonly locality: (ip: string) => boolean | null;
   /** The resolution's problems (with evidence): each virtual server's own go there too. */
   readonly problems: Problem[];
-  /** What the API's objects say of an empty ClusterIP virtual server. */
-  readonly decide: EmptyClusterIPDecider;
 }
 
 export function servicePortOf(ctx: FactsContext, g: Group): ServicePort {
@@ -37,11 +34,12 @@ export function servicePortOf(ctx: FactsContext, g: Group): ServicePort {
   checkConsistency(g, all, full, spProblems);
   const persistent = (a ?? full).vs.persistent;
   const local = new LocalCheck(sets, first.protocol, ctx.locality);
-  const localKeys = narrowedLocalKeys(g, localServers(g), full);
+  // kube-proxy puts only local endpoints behind Local-policy virtual servers (trusted only when a
+  // -LOCAL ipset says so, not when the policy itself was inferred from real-server subsets).
+  const localKeys = new Set(g.inferredExternalLocal ? [] : localServers(g).flatMap((v) => v.rsKeys));
   const balance = balanceOf(all, full, { cutAt: ctx.cutAt, local, localKeys });
   const policies = trafficPolicies(g, full, spProblems);
-  const said = noEndpointFacts(g, balance, { local, localKeys, decide: ctx.decide }, spProblems);
-  const { noEndpoints, allDraining } = said;
+  const { noEndpoints, allDraining } = noEndpointFacts(g, balance, local, spProblems);
   checkLocalHasRemote(g, local, spProblems);
   const spn = groupName(g);
   const typed: ServiceProblem[] = uniqueProblems(spProblems);
@@ -56,15 +54,12 @@ export function servicePortOf(ctx: FactsContext, g: Group): ServicePort {
     frontEnds: fronts.frontEnds,
     sourceRanges,
     ...policies,
-    // The API's objects say so (api.ts): internalTrafficPolicy Local, no endpoint on this node.
-    ...(said.internalLocal ? { internalTrafficPolicy: 'Local' as const } : {}),
     ...(persistent !== undefined ? { affinitySeconds: persistent } : {}),
     targets: balance.endpoints,
     noEndpoints,
     absences: [
       ...(balance.cut ? [{ code: 'listing-truncated' as const, file: balance.cut.file, line: balance.cut.line }] : []),
       ...balance.named.map((rs) => ({ code: 'real-server-not-an-address' as const, vs: full.key, name: rs.address, file: full.vs.file, line: rs.line })),
-      ...said.absences,
     ],
     problems: typed,
     owned: fronts.owned,

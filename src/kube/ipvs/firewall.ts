@@ -6,10 +6,9 @@
  */
 import { formatCidr } from '../../model/addr.js';
 import { realServerKey } from '../../model/ipvs.js';
-import type { Absence, NoEndpointFact } from '../facts.js';
+import type { NoEndpointFact } from '../facts.js';
 import { problem, type ServiceProblem } from '../problems.js';
 import type { TrafficPolicy } from '../types.js';
-import type { EmptyClusterIPDecider } from './api.js';
 import type { Balance, LocalCheck } from './balancing.js';
 import { fmtId } from './identity.js';
 import type { Group, Vs } from './types.js';
@@ -51,78 +50,37 @@ export function localServers(g: Group): Vs[] {
   return g.items.filter((i) => i.policy === 'Local').flatMap((i) => i.vss);
 }
 
-export interface NoEndpointsSaid {
-  readonly noEndpoints: NoEndpointFact[];
-  readonly allDraining: boolean;
-  /** What the dumps cannot tell about the endpoints (the state is then unknown). */
-  readonly absences: Absence[];
-  /** The API's objects say internalTrafficPolicy Local (api.ts). */
-  readonly internalLocal: boolean;
-}
-
-export interface NoEndpointsContext {
-  readonly local: LocalCheck;
-  /** Real servers local because a Local virtual server narrowed the list to them (balancing.ts). */
-  readonly localKeys: ReadonlySet<string>;
-  readonly decide: EmptyClusterIPDecider;
-}
-
-/**
- * What the virtual servers say about traffic without (local) endpoints; the builder derives the
- * state. A claim of absence rests on whole evidence: an empty ClusterIP virtual server is "no
- * endpoints" only when an external one kube-proxy fills with the Cluster-policy endpoints is empty
- * too, or the API's objects say so; otherwise it is undecided (an absence).
- */
-export function noEndpointFacts(g: Group, b: Balance, ctx: NoEndpointsContext, problems: ServiceProblem[]): NoEndpointsSaid {
-  const out = { noEndpoints: [] as NoEndpointFact[], allDraining: false, absences: [] as Absence[], internalLocal: false };
+/** What the virtual servers say about traffic without (local) endpoints; the builder derives the state. */
+export function noEndpointFacts(g: Group, b: Balance, local: LocalCheck, problems: ServiceProblem[]): { noEndpoints: NoEndpointFact[]; allDraining: boolean } {
+  const a = g.anchor;
+  const noEndpoints: NoEndpointFact[] = [];
   const endpoints = b.endpoints;
   const zero = b.weightsKnown ? endpoints.filter((e) => (e.weight ?? 0) === 0) : [];
-  // Nothing certain about its real servers (past a cut, or printed as names): no "no real
-  // servers", no draining, no locality verdict.
-  if (b.cut || b.named.length > 0) return out;
-  if (endpoints.length === 0) {
-    noRealServers(g, ctx.decide, out, problems);
-    return out;
+  if (b.cut || b.named.length > 0) {
+    // Nothing certain about its real servers (past a cut, or printed as names): no "no real
+    // servers", no draining, no locality verdict.
+    return { noEndpoints, allDraining: false };
   }
-  if (zero.length === endpoints.length) return { ...out, allDraining: true };
-  if (zero.length) problems.push(problem('ipvs-some-draining', { zero: zero.length, of: endpoints.length }));
-  const a = g.anchor;
-  const locals = localServers(g);
-  const emptyLocal = locals.filter((v) => v.rsKeys.length === 0 || v.vs.realServers.every((rs) => ctx.local.remote(rs)));
-  if (emptyLocal.length) {
-    out.noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
-    problems.push(problem('ipvs-no-local-real-server', { policy: 'external', behind: emptyLocal.map((v) => v.key) }));
-  } else if (g.internalLocal && a && a.rsKeys.length === 0) {
-    out.noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
-    problems.push(problem('ipvs-no-local-real-server', { policy: 'internal', behind: [a.key] }));
-  } else {
-    // Local virtual servers with every endpoint (not narrowed to fewer than the Cluster-policy one),
-    // none of them known to be here: all local, or none (the fallback).
-    const everyEndpoint = (v: Vs) => locals.includes(b.full) || v.rsKeys.length >= b.full.rsKeys.length;
-    const undecided = locals.filter((v) => everyEndpoint(v) && !v.vs.realServers.some((rs) => ctx.localKeys.has(realServerKey(rs)) || ctx.local.here(rs)));
-    if (undecided.length) out.absences.push({ code: 'ipvs-local-real-servers-unknown', vs: undecided.map((v) => v.key) });
-  }
-  return out;
-}
-
-/** No virtual server of the group has a real server. */
-function noRealServers(g: Group, decide: EmptyClusterIPDecider, out: { noEndpoints: NoEndpointFact[]; absences: Absence[]; internalLocal: boolean }, problems: ServiceProblem[]): void {
-  const a = g.anchor;
-  if (!a && g.items.every((i) => i.policy === 'Local')) {
-    out.noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
+  if (endpoints.length === 0 && !a && g.items.every((i) => i.policy === 'Local')) {
+    noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
     problems.push(problem('ipvs-no-local-real-server', { policy: 'external' }));
-    return;
+  } else if (endpoints.length === 0) {
+    noEndpoints.push({ scope: 'all', verdict: 'no-destination' });
+    problems.push(problem('ipvs-no-real-servers', {}));
+  } else if (zero.length === endpoints.length) {
+    return { noEndpoints, allDraining: true };
+  } else {
+    if (zero.length) problems.push(problem('ipvs-some-draining', { zero: zero.length, of: endpoints.length }));
+    const emptyLocal = localServers(g).filter((v) => v.rsKeys.length === 0 || v.vs.realServers.every((rs) => local.remote(rs)));
+    if (emptyLocal.length) {
+      noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
+      problems.push(problem('ipvs-no-local-real-server', { policy: 'external', behind: emptyLocal.map((v) => v.key) }));
+    } else if (g.internalLocal && a && a.rsKeys.length === 0) {
+      noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
+      problems.push(problem('ipvs-no-local-real-server', { policy: 'internal', behind: [a.key] }));
+    }
   }
-  // A Cluster-policy external virtual server (its -LOCAL set says so) holds every endpoint kube-proxy knows, whatever the ClusterIP's policy.
-  const why = a && !g.items.some((i) => i.policy === 'Cluster') ? decide(a) : 'no-endpoints';
-  problems.push(problem('ipvs-no-real-servers', {}));
-  if (why === 'undecided') out.absences.push({ code: 'ipvs-no-real-servers-undecided', vs: a!.key });
-  else if (why === 'no-endpoints') out.noEndpoints.push({ scope: 'all', verdict: 'no-destination' });
-  else {
-    out.internalLocal = true;
-    out.noEndpoints.push({ scope: 'local', verdict: 'no-destination' });
-    problems.push(problem('ipvs-no-local-real-server', { policy: 'internal', behind: [a!.key] }));
-  }
+  return { noEndpoints, allDraining: false };
 }
 
 /** A Local-policy virtual server with real servers the dumps place elsewhere. */

@@ -11,9 +11,7 @@
  *  - dispatch.ts: what each virtual server is (ipsets, else the node's addresses);
  *  - grouping.ts: virtual servers → Service ports; identity.ts: names from set comments;
  *  - balancing.ts: real servers, weights, shares, locality;
- *  - firewall.ts: source ranges, traffic policies, no-endpoint facts; api.ts: what the API's
- *    objects decide that the dumps cannot (an empty ClusterIP virtual server: no endpoints, or
- *    internalTrafficPolicy Local and none here);
+ *  - firewall.ts: source ranges, traffic policies, no-endpoint facts;
  *  - facts.ts: a group → neutral facts → the one builder; leftovers.ts: what no virtual server uses;
  *  - evidence.ts: the parsed entries printed back in their dump's syntax.
  *
@@ -24,7 +22,6 @@ import type { NodeSnapshot } from '../../model/snapshot.js';
 import { endpointLocalityLookup } from '../locality.js';
 import { sortServicePorts } from '../shared/sort.js';
 import type { ForeignObject, Resolution, ServicePort } from '../types.js';
-import { emptyClusterIPDecider } from './api.js';
 import { classify, nodeAddresses } from './dispatch.js';
 import { servicePortOf } from './facts.js';
 import { groupVirtualServers } from './grouping.js';
@@ -46,7 +43,7 @@ export function resolveIpvs(snapshot: NodeSnapshot): Resolution {
   for (const v of vss) classify(v, sets[v.family], addrs);
   const groups = groupVirtualServers(vss);
   const cutAt = cutListings(snapshot);
-  const ctx = { sets, cutAt, locality: endpointLocalityLookup(snapshot), problems, decide: emptyClusterIPDecider(snapshot) };
+  const ctx = { sets, cutAt, locality: endpointLocalityLookup(snapshot), problems };
   const services: ServicePort[] = groups.map((g) => servicePortOf(ctx, g));
   if (listings > 0 && cutAt.size === 0) unusedEntries(vss, sets, addrs, problems);
   otherObjects(snapshot, allSets.values(), others);
