@@ -1,6 +1,6 @@
 /**
  * The commands whose work is one call each: inspect, dump, diff, reverse, schema, summarize — from
- * their options to a typed result (rendered by src/render/registry.ts) and an exit code.
+ * their options to a typed result (rendered by src/render/registry/index.ts) and an exit code.
  */
 import { parseInput, readInputs } from '../load/index.js';
 import { loadSnapshot } from '../load/snapshot.js';

@@ -5,13 +5,9 @@ import { parseIp } from '../model/addr.js';
 import { UsageError } from './exit.js';
 import { parsingText, startProgress } from './progress.js';
 import { printable } from '../source/index.js';
+import type { InputOptions } from './input-options.js';
 
-export interface InputOptions {
-  input?: string[];
-  nodeIp?: string[];
-  node?: string;
-  color?: boolean;
-}
+export type { InputOptions } from './input-options.js';
 
 export function collectRepeatable(value: string, previous: string[] = []): string[] {
   return [...previous, value];

@@ -8,13 +8,13 @@ import type { ClusterSnapshot } from '../../cluster/types.js';
 import type { NodeSnapshot } from '../../model/snapshot.js';
 import { UsageError } from '../exit.js';
 import { printable } from '../../source/index.js';
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { startProgress } from '../progress.js';
+import { writeErr } from '../output.js';
+import type { ClusterIO } from '../../app/io.js';
 
-export interface ClusterInputOptions extends InputOptions {
-  /** With a cluster bundle: the node to read (single-node commands) or to start from (trace). */
-  node?: string;
-}
+/** The input flags, as cluster commands read them (--node names the node to read or start from). */
+export type ClusterInputOptions = InputOptions;
 
 /** The one path among the inputs that is a cluster bundle, if any (it must then be the only input). */
 export function clusterBundlePath(paths: readonly string[]): string | undefined {
@@ -22,6 +22,15 @@ export function clusterBundlePath(paths: readonly string[]): string | undefined 
   if (bundles.length === 0) return undefined;
   if (paths.length > 1) throw new UsageError(`${bundles[0]} is a cluster bundle (one folder per node): give it alone, not with other inputs`);
   return bundles[0];
+}
+
+/** The app's way to load a cluster and to say things now (src/app/io.ts): these loaders, with a spinner when `human`, and stderr. */
+export function clusterIO(opts: ClusterInputOptions, human: boolean): ClusterIO {
+  return {
+    loadCluster: (positional) => loadClusterFromOptions(positional, opts, human),
+    compareFleet: (positional) => compareFleetFromOptions(positional, opts, human),
+    notice: (line) => writeErr(line + '\n'),
+  };
 }
 
 /** Load a cluster from the inputs (a bundle, or several node folders), with a spinner for people. */

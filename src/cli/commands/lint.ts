@@ -1,5 +1,5 @@
 /** `kpx lint`: find broken and risky dataplane state; exit 1 when findings reach --fail-on. */
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { LINT_RULES } from '../../lint/index.js';
 import { findings, type FindingsCommand } from '../../app/lint.js';
 import { appIO, finish, forPeople } from '../emit.js';
