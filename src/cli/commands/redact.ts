@@ -5,8 +5,9 @@ import { redactBundle, type SkippedFile } from '../../redact/bundle.js';
 import { printable } from '../../source/index.js';
 import { ExitCode, UsageError } from '../exit.js';
 import { destinationOf, writeErr, writeToDestination } from '../output.js';
+import { inputSettingsOf, type LimitOptions } from '../input-options.js';
 
-export interface RedactOptions {
+export interface RedactOptions extends LimitOptions {
   output: string;
   key?: string;
   hostname?: string[];
@@ -28,7 +29,7 @@ export async function redactAction(positional: string[], opts: RedactOptions): P
     writeErr('kpx: no --key (or KPX_REDACT_KEY): using a random key, so another run will give other names and addresses\n');
   }
   const skipped: SkippedFile[] = [];
-  const { files } = await redactBundle(paths, dest.kind === 'path' ? dest.path : '.', { key, hostnames: opts.hostname ?? [] }, skipped, dest.kind === 'stdout' ? (_path, text) => writeToDestination(dest, text) : undefined);
+  const { files } = await redactBundle(paths, dest.kind === 'path' ? dest.path : '.', { key, hostnames: opts.hostname ?? [], input: inputSettingsOf(opts) }, skipped, dest.kind === 'stdout' ? (_path, text) => writeToDestination(dest, text) : undefined);
   // Nothing is left out silently: the copy lacks these, and the person sharing it should know.
   for (const s of skipped) writeErr(`kpx: ${printable(s.input, 4096)}: ${s.why}; not in the redacted copy\n`);
   if (dest.kind === 'path') writeErr(`kpx: wrote ${files.length} redacted file${files.length === 1 ? '' : 's'} to ${dest.path}\n`);
