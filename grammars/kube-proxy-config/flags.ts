@@ -1,5 +1,5 @@
 /** kube-proxy's command-line flags (cmd/kube-proxy/app/options.go) as KubeProxyConfiguration fields. */
-import type { ConfigField } from './index.js';
+import type { ConfigField } from './types.js';
 
 /** kube-proxy flags → KubeProxyConfiguration paths. */
 export const FLAG_PATHS: Readonly<Record<string, string>> = {

@@ -8,44 +8,13 @@
  * reads each (and what it ignores or refuses): ./fields.ts and src/extract/kube-proxy-config.ts.
  */
 import { readFlags } from './flags.js';
-import { readYaml, type Duplicate } from './yaml.js';
+import { readYaml } from './yaml.js';
+import type { KubeProxyConfigSyntax } from './types.js';
 import { KNOWN_FIELDS } from './fields.js';
 
 export { FLAG_PATHS } from './flags.js';
-export type { Duplicate } from './yaml.js';
+export type { ConfigField, ConfigForm, ConfigProblem, Duplicate, KubeProxyConfigSyntax } from './types.js';
 export { DEFAULTS, KNOWN_FIELDS, REMOVED_FIELDS, homeOf, knownField } from './fields.js';
-
-export interface ConfigField {
-  /** Dotted path in KubeProxyConfiguration (`ipvs.strictARP`). */
-  readonly path: string;
-  /** The value as text (lists joined with `,`; null as ``). */
-  readonly value: string;
-  readonly isNull: boolean;
-  readonly list?: readonly string[];
-  /** A quoted string in the YAML (`"14"` where a number is expected is a type error for kube-proxy). */
-  readonly quoted?: boolean;
-  /** 1-based file line. */
-  readonly line: number;
-}
-
-export type ConfigForm = 'configmap' | 'config' | 'flags' | 'fragment' | 'kubeadm';
-
-export interface ConfigProblem {
-  readonly line: number;
-  readonly message: string;
-  readonly severity: 'error' | 'warning' | 'info';
-  /** yaml: the YAML itself; noise, prose: a pasted line that is not the configuration. */
-  readonly code: 'yaml' | 'noise' | 'prose';
-}
-
-export interface KubeProxyConfigSyntax {
-  readonly form: ConfigForm;
-  /** Every field kube-proxy reads, in file order (of a key written twice in one mapping, the last). */
-  readonly fields: readonly ConfigField[];
-  readonly duplicates: readonly Duplicate[];
-  readonly problems: readonly ConfigProblem[];
-  readonly apiVersion?: { readonly value: string; readonly line: number };
-}
 
 const YAML_MARK = /^\s*(kind:\s*KubeProxyConfiguration|apiVersion:|data:|config\.conf:|kubeProxy:)/m;
 /** A KubeProxyConfiguration key on a YAML line (top-level or in its section). */

@@ -10,14 +10,7 @@ import { noiseKind } from '../common/text.js';
 import { dropCollectionKeys } from '../common/yaml-keys.js';
 import { estimateYamlNodes, YAML_NODE_BUDGET } from '../common/json-positions.js';
 import { minOf } from '../common/source.js';
-import type { ConfigField, ConfigProblem, KubeProxyConfigSyntax } from './index.js';
-
-/** A key written twice in one mapping: kube-proxy's lenient decoding keeps only the last (a whole section, for a section). */
-export interface Duplicate {
-  readonly path: string;
-  readonly first: number;
-  readonly line: number;
-}
+import type { ConfigField, ConfigProblem, Duplicate, KubeProxyConfigSyntax } from './types.js';
 
 /**
  * The fields of a mapping, depth first. A key given again replaces what the earlier one held:

@@ -2,7 +2,7 @@
  * `kpx lint` and `kpx migrate-check`: the lint machinery — rules, --config, --baseline, the inputs,
  * what cannot be told — from options to a typed result (src/render/lint/output.ts) and an exit code.
  */
-import { InputLimitError, inputLimits, readBoundedFile } from '../load/input.js';
+import { InputLimitError, readBoundedFile, type InputSettings } from '../load/input.js';
 import { fsReason } from '../load/errors.js';
 import { printable } from '../source/index.js';
 import { ExitCode } from '../judge/inputs.js';
@@ -25,6 +25,8 @@ export interface LintQuery {
   readonly listRules?: boolean;
   /** The answer is for people: how many baseline findings were left out is said on stderr. */
   readonly forPeople: boolean;
+  /** The limits from the command line (--max-input-size bounds the --baseline file too). */
+  readonly input: InputSettings;
 }
 
 /** The most a --config file may hold: a few hundred rule settings are a few KiB. */
@@ -41,8 +43,8 @@ function readText(path: string, what: string, maxBytes: number): string {
 }
 
 /** Findings of a previous `kpx lint -o json` (older results without fingerprints too: theirs are computed). */
-export function readBaseline(path: string): BaselineEntry[] {
-  const text = readText(path, '--baseline', inputLimits().maxBytes);
+export function readBaseline(path: string, maxBytes: number): BaselineEntry[] {
+  const text = readText(path, '--baseline', maxBytes);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -123,7 +125,7 @@ function listRules(q: LintQuery, cmd: FindingsCommand): Outcome {
 export async function findings(q: LintQuery, cmd: FindingsCommand, io: AppIO): Promise<Outcome> {
   if (q.listRules) return listRules(q, cmd);
   const config = settings(q, cmd);
-  const baseline = q.baseline ? readBaseline(q.baseline) : undefined;
+  const baseline = q.baseline ? readBaseline(q.baseline, q.input.limits.maxBytes) : undefined;
   const snapshot = await io.load(q.inputs);
   // Said first: what could not be used (the rest is linted), or that nothing can be.
   for (const l of inputProblemLines(snapshot)) io.notice(l);

@@ -44,16 +44,17 @@ function selectWithoutRules(q: Pick<ServicesQuery, 'namespace' | 'service' | 'st
 }
 
 /** "Cannot tell" once the Services are resolved: none resolved, from evidence that is not whole. */
-function cannotTellNone(snapshot: NodeSnapshot, q: ServicesQuery, io: AppIO): boolean {
+function cannotTellNone(node: NodeJudgement, q: ServicesQuery, io: AppIO): boolean {
+  const snapshot = node.snapshot;
   // "No Services" from evidence that is not whole (a grep, a cut dump) would be a claim of absence.
   const partial = partialEvidence(snapshot);
   if (partial.length > 0 && !snapshot.api) {
     io.notice(`kpx: cannot tell which Services this node implements: no Service was resolved, and the evidence cannot show there are none: ${partial.slice(0, 3).map(evidenceText).join('; ')}`);
     return true;
   }
-  // Rules shown in part (an iptables -L listing of some chains): the tables' own coverage, which the
-  // evidence kinds above do not judge (a listing of some chains is not a cut or a grep), and with API objects too.
-  const partialRules = partialRulesNote(snapshot);
+  // Rules shown in part (an iptables -L listing of some chains): the judgement's listings (the tables' own
+  // coverage, which the evidence kinds above do not judge: a listing of some chains is not a cut or a grep), with API objects too.
+  const partialRules = partialRulesNote(node.listings);
   if (partialRules && !q.service) {
     io.notice(`kpx: cannot tell which Services this node implements: no Service port could be resolved from rules shown only in part (${partialRules})`);
     return true;
@@ -73,7 +74,7 @@ export async function services(q: ServicesQuery, io: AppIO): Promise<Outcome> {
   if ('outcome' in loaded) return loaded.outcome;
   const { snapshot } = loaded;
   const node = await judgeSnapshot(snapshot);
-  if (node.resolution.services.length === 0 && cannotTellNone(snapshot, q, io)) return { exit: ExitCode.CannotTell };
+  if (node.resolution.services.length === 0 && cannotTellNone(node, q, io)) return { exit: ExitCode.CannotTell };
   return answer(snapshot, node, q, io);
 }
 

@@ -1,9 +1,10 @@
 /**
  * The commands whose work is one call each: inspect, dump, diff, reverse, schema, summarize — from
- * their options to a typed result (rendered by src/render/registry.ts) and an exit code.
+ * their options to a typed result (rendered by src/render/registry/index.ts) and an exit code.
  */
 import { parseInput, readInputs } from '../load/index.js';
 import { loadSnapshot } from '../load/snapshot.js';
+import type { InputSettings } from '../load/input.js';
 import { resolveJudged } from '../judge/index.js';
 import { ExitCode } from '../judge/inputs.js';
 import { diffSnapshots } from '../diff/index.js';
@@ -21,11 +22,12 @@ export async function inspect(inputs: readonly string[], io: AppIO): Promise<Out
   return { result: { kind: 'inspect', snapshot }, exit: hasErrors ? ExitCode.Findings : ExitCode.Ok };
 }
 
-export async function dump(paths: readonly string[], io: Pick<AppIO, 'notice'>): Promise<Outcome> {
+/** `input`: the limits and --follow-symlinks from the command line. */
+export async function dump(paths: readonly string[], input: InputSettings, io: Pick<AppIO, 'notice'>): Promise<Outcome> {
   if (paths.length !== 1) throw new UsageError('kpx dump takes exactly one dump (a file or - for stdin)');
-  const inputs = readInputs([...paths]);
+  const inputs = readInputs([...paths], undefined, input);
   if (inputs.length !== 1) throw new UsageError(`${paths[0]}: kpx dump takes one file, not a directory of ${inputs.length}`);
-  const parsed = await parseInput(inputs[0]);
+  const parsed = await parseInput(inputs[0], undefined, undefined, input.limits);
   for (const d of parsed.diagnostics) if (d.severity !== 'info') io.notice(formatDiagnostic(d));
   if (!parsed.parsed) {
     // Nothing was read (unreadable, refused by a limit, not a dump): that is an input error (exit 2).
@@ -42,6 +44,8 @@ export interface DiffQuery {
   readonly newPath: string;
   readonly nodeIp: readonly string[];
   readonly maxRules?: string;
+  /** The limits and --follow-symlinks from the command line. */
+  readonly input: InputSettings;
 }
 
 /** Checked before anything is read: the node IPs and --max-rules. */
@@ -55,8 +59,8 @@ export function diffMaxRules(q: DiffQuery): number {
 /** Both snapshots, read and judged (the CLI shows a spinner meanwhile). */
 export async function diffLoad(q: DiffQuery) {
   const base = (p: string) => p.replace(/\/+$/, '').split('/').pop() || p;
-  const oldSnap = await loadSnapshot([q.oldPath], { nodeIps: [...q.nodeIp], name: base(q.oldPath) });
-  const newSnap = await loadSnapshot([q.newPath], { nodeIps: [...q.nodeIp], name: base(q.newPath) });
+  const oldSnap = await loadSnapshot([q.oldPath], { nodeIps: [...q.nodeIp], name: base(q.oldPath), input: q.input });
+  const newSnap = await loadSnapshot([q.newPath], { nodeIps: [...q.nodeIp], name: base(q.newPath), input: q.input });
   return { oldSnap, newSnap, oldRes: await resolveJudged(oldSnap), newRes: await resolveJudged(newSnap) };
 }
 

@@ -1,16 +1,17 @@
 /**
  * The CLI's half of the output registry: a command's result rendered in the format asked for
- * (src/render/registry.ts chooses the renderer), then written where that form goes — text through
+ * (src/render/registry/index.ts chooses the renderer), then written where that form goes — text through
  * writeText (fitted, paged), JSON through writeJsonOut, a miss on stderr. The app layer's notices
  * go to stderr as they come.
  */
 import type { Outcome, AppIO } from '../app/io.js';
 import type { Rendered } from '../render/output.js';
-import { FOR_PEOPLE, renderResult } from '../render/registry.js';
+import { FOR_PEOPLE, renderResult } from '../render/registry/index.js';
 import { chalkInit, colorEnabled } from '../render/colors.js';
 import { fitText, textWidth } from '../render/width.js';
 import { writeErr, writeJsonOut, writeOut, writeText } from './output.js';
-import { loadFromOptions, type InputOptions } from './inputs.js';
+import { loadFromOptions } from './inputs.js';
+import type { InputOptions } from './input-options.js';
 
 /** Is this format read by people (a spinner may show while the inputs are read)? */
 export const forPeople = (format: string): boolean => FOR_PEOPLE.has(format);
@@ -42,5 +43,6 @@ export function finish(outcome: Outcome, format: string, opts: { readonly color?
     const ctx = { c: chalkInit(colorEnabled(opts)), cErr: chalkInit(colorEnabled(opts, process.stderr)), width: textWidth() };
     emit(renderResult(outcome.result, format, ctx));
   }
+  for (const line of outcome.afterward ?? []) writeErr(line + '\n');
   return outcome.exit;
 }

@@ -5,13 +5,9 @@ import { parseIp } from '../model/addr.js';
 import { UsageError } from './exit.js';
 import { parsingText, startProgress } from './progress.js';
 import { printable } from '../source/index.js';
+import { inputSettingsOf, type InputOptions } from './input-options.js';
 
-export interface InputOptions {
-  input?: string[];
-  nodeIp?: string[];
-  node?: string;
-  color?: boolean;
-}
+export type { InputOptions } from './input-options.js';
 
 export function collectRepeatable(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -31,7 +27,7 @@ export async function loadFromOptions(positional: readonly string[], opts: Input
     const progress = await startProgress(human, 'collecting from this node');
     try {
       // The snapshot holds what it needs from the files: the bundle is removed once it is read.
-      return await withLiveBundle((bundle) => loadSnapshot([bundle.dir], { nodeIps: opts.nodeIp ?? [], name: bundle.host }));
+      return await withLiveBundle((bundle) => loadSnapshot([bundle.dir], { nodeIps: opts.nodeIp ?? [], name: bundle.host, input: inputSettingsOf(opts) }));
     } finally {
       progress.stop();
     }
@@ -41,6 +37,7 @@ export async function loadFromOptions(positional: readonly string[], opts: Input
   try {
     return await loadSnapshot(paths, {
       nodeIps: opts.nodeIp ?? [],
+      input: inputSettingsOf(opts),
       onFile: (p, i, n) => {
         started = performance.now();
         progress.update(`reading ${printable(p)} (${i + 1}/${n})`);

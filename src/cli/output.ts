@@ -50,6 +50,28 @@ export function writeOutputFile(path: string, data: string | Uint8Array): void {
 }
 
 /**
+ * Where a command's `-o` sends what it writes when `-o` is a destination, not a format (report,
+ * redact, graph): a path, or standard output for `-` (and for no -o, where a command writes to
+ * standard output by default). The one place such an `-o` is read: commands ask the Destination,
+ * never compare `-o` themselves (test/house/measures.ts counts any other comparison).
+ */
+export type Destination = { readonly kind: 'stdout' } | { readonly kind: 'path'; readonly path: string };
+
+export function destinationOf(output: string | undefined): Destination {
+  return output === undefined || output === '-' ? { kind: 'stdout' } : { kind: 'path', path: output };
+}
+
+/**
+ * The text at its destination: standard output (control characters escaped, as writeOut), or the
+ * file (a failure is an OutputError naming the path), then `kpx: wrote PATH` on stderr when `announce`.
+ */
+export function writeToDestination(dest: Destination, text: string, opts: { readonly announce?: boolean } = {}): void {
+  if (dest.kind === 'stdout') return writeOut(text);
+  writeOutputFile(dest.path, text);
+  if (opts.announce) writeErr(`kpx: wrote ${dest.path}\n`);
+}
+
+/**
  * stdout and stderr report write failures as 'error' events (to a file or /dev/full: ENOSPC; a
  * closed pipe: EPIPE). A closed pipe (`kpx … | head`) is the reader's choice: stop quietly with
  * the exit code so far. Anything else: one line on stderr (when that still works), exit 2.

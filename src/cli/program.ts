@@ -10,7 +10,7 @@ import { EXIT_CODES_HELP, ExitCode, exitCodeFor } from './exit.js';
 import { writeErr } from './output.js';
 import { escapeControls } from '../source/index.js';
 import { VERSION } from '../version.js';
-import { DEFAULT_INPUT_SETTINGS, DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords, useInputSettings, type InputSettings } from '../load/input.js';
+import { DEFAULT_MAX_GZIP_RATIO, DEFAULT_MAX_INPUT_BYTES, parseSize, sizeWords } from '../load/input.js';
 
 /** `--help` examples, per command: real invocations (the samples ship with kpx). */
 const EXAMPLES: Record<string, readonly string[]> = {
@@ -99,9 +99,10 @@ const EXAMPLES: Record<string, readonly string[]> = {
 const examples = (command: string) => `\nExamples:\n${EXAMPLES[command].map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES_HELP}\n`;
 
 /**
- * The input layer's limits (src/load/input.ts), on every command that reads dumps. They are this
- * run's input settings (inputSettingsOf(), set before each command), and cluster parser workers
- * get them as workerData: nothing travels through the environment.
+ * The input layer's limits (src/load/input.ts), on every command that reads dumps. Each command
+ * turns its options into input settings (inputSettingsOf(), ./input-options.ts) and passes them to
+ * the loaders as arguments; cluster parser workers get them as workerData. Nothing is set run-wide
+ * and nothing travels through the environment.
  */
 function limitOptions(cmd: Command): Command {
   return cmd
@@ -118,14 +119,7 @@ function limitOptions(cmd: Command): Command {
     .option('--follow-symlinks', 'in a bundle directory, follow symlinks that lead out of it (never into /proc, /sys or /dev; redact never copies from outside)');
 }
 
-/** The input settings a command's options say (the defaults where a flag is not given). */
-export function inputSettingsOf(opts: { maxInputSize?: number; maxGzipRatio?: number; followSymlinks?: boolean }): InputSettings {
-  const d = DEFAULT_INPUT_SETTINGS.limits;
-  return {
-    limits: { maxBytes: opts.maxInputSize ?? d.maxBytes, maxGzipRatio: opts.maxGzipRatio ?? d.maxGzipRatio },
-    followSymlinks: opts.followSymlinks === true,
-  };
-}
+export { inputSettingsOf } from './input-options.js';
 
 function inputOptions(cmd: Command): Command {
   return limitOptions(cmd)
@@ -170,8 +164,6 @@ export function buildProgram(hooks: ProgramHooks): Command {
     // `--no-pager` on any command: this run writes straight to stdout (set per run: in-process runs share the module).
     .hook('preAction', (_program, command) => {
       setPagerEnabled(command.opts().pager !== false);
-      // Set per run too, from this command's flags (defaults without them): in-process runs share the module.
-      useInputSettings(inputSettingsOf(command.opts()));
     });
 
   addReaders(program);

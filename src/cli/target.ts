@@ -5,7 +5,7 @@
  * Services at all (IPVS dumps without API objects), which is "cannot tell", not a typo.
  */
 import { parseTarget, type Plan, type Target } from '../trace/target.js';
-import { renderNoMatchText } from '../render/trace.js';
+import { renderNoMatchText } from '../render/trace/index.js';
 import { chalkInit, colorEnabled } from '../render/colors.js';
 import { fitText, textWidth } from '../render/width.js';
 import { ExitCode, UsageError } from './exit.js';

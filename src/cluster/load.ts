@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { detectFormat, InputError } from '../load/index.js';
 import { loadSnapshot, readSmallJson } from '../load/snapshot.js';
-import { inputLimits, inputSettings } from '../load/input.js';
+import { DEFAULT_INPUT_SETTINGS, type InputLimits, type InputSettings } from '../load/input.js';
 import type { WorkerSettings } from './worker.js';
-import { followLink, followSymlinks, MAX_DEPTH, MAX_ENTRIES } from '../load/bundle.js';
+import { followLink, MAX_DEPTH, MAX_ENTRIES } from '../load/bundle.js';
 import type { NodeSnapshot, ProxyMode } from '../model/snapshot.js';
 import type { Resolution } from '../kube/types.js';
 import type { ClusterNode, ClusterSnapshot } from './types.js';
@@ -57,6 +57,8 @@ export interface ClusterLoadOptions {
    * needs; on worker threads each node is also resolved there and its rule sets stay there.
    */
   readonly purpose?: 'full' | 'compare';
+  /** The limits and --follow-symlinks from the command line (default: DEFAULT_INPUT_SETTINGS); workers get them as workerData. */
+  readonly input?: InputSettings;
 }
 
 /**
@@ -121,7 +123,8 @@ function head(path: string): string {
  * it stays inside `root` (src/load/bundle.ts followLink), never into /proc, /sys or /dev; at most
  * MAX_ENTRIES names.
  */
-function entries(dir: string, root = realRoot(dir)): { files: string[]; dirs: string[] } {
+/** `follow`: --follow-symlinks (follow links that leave the bundle). */
+function entries(dir: string, follow: boolean, root = realRoot(dir)): { files: string[]; dirs: string[] } {
   const files: string[] = [];
   const dirs: string[] = [];
   let names: string[];
@@ -137,7 +140,7 @@ function entries(dir: string, root = realRoot(dir)): { files: string[]; dirs: st
     try {
       st = lstatSync(p);
       if (st.isSymbolicLink()) {
-        const f = followLink(root, p, followSymlinks());
+        const f = followLink(root, p, follow);
         if (!('st' in f)) continue;
         st = f.st;
       }
@@ -174,32 +177,32 @@ function summaryNodeName(path: string): string | undefined {
 }
 
 /** Does this folder directly hold at least one file kpx recognises as a dump? */
-function holdsDumps(dir: string): boolean {
-  return entries(dir).files.some((f) => detectFormat(head(f)) !== undefined);
+function holdsDumps(dir: string, follow: boolean): boolean {
+  return entries(dir, follow).files.some((f) => detectFormat(head(f)) !== undefined);
 }
 
 /**
  * Is this directory a cluster bundle? Yes when it is not itself a node (no kpx manifest, no
  * recognisable dump at its top level) and its sub-directories are nodes: at least one `kpx
- * collect` bundle, or at least two folders that directly hold dumps.
+ * collect` bundle, or at least two folders that directly hold dumps. `follow`: --follow-symlinks.
  */
-export function isClusterBundle(dir: string): boolean {
+export function isClusterBundle(dir: string, follow = DEFAULT_INPUT_SETTINGS.followSymlinks): boolean {
   if (!isDir(dir)) return false;
   if (readManifest(dir)) return false;
-  const { files, dirs } = entries(dir);
+  const { files, dirs } = entries(dir, follow);
   const summaries = files.filter(isSummaryFile).length;
   if (files.some((f) => !isSummaryFile(f) && detectFormat(head(f)) !== undefined)) return false;
   let manifests = 0;
   let dumpDirs = 0;
   for (const d of dirs) {
     if (readManifest(d)) manifests++;
-    else if (holdsDumps(d)) dumpDirs++;
+    else if (holdsDumps(d, follow)) dumpDirs++;
   }
   return manifests >= 1 || summaries >= 1 || dumpDirs >= 2;
 }
 
 /** Bytes of a node folder's files, each directory once (a symlink loop is not walked twice), MAX_DEPTH deep at most. */
-function folderBytes(dir: string): number {
+function folderBytes(dir: string, follow: boolean): number {
   let total = 0;
   const root = realRoot(dir);
   const seen = new Set<string>();
@@ -207,7 +210,7 @@ function folderBytes(dir: string): number {
     const key = realRoot(d);
     if (seen.has(key) || depth > MAX_DEPTH) return;
     seen.add(key);
-    const { files, dirs } = entries(d, root);
+    const { files, dirs } = entries(d, follow, root);
     for (const f of files) {
       try {
         total += statSync(f).size;
@@ -225,17 +228,18 @@ function folderBytes(dir: string): number {
  * The nodes of a bundle (one path that isClusterBundle) or of several paths (each a node).
  * Names: the manifests' hosts when every node has one and they are all different (folders
  * collected in network namespaces of one machine share its hostname), else the folder names.
+ * `follow`: --follow-symlinks.
  */
-export function clusterNodeDirs(paths: string | readonly string[]): NodeDir[] {
+export function clusterNodeDirs(paths: string | readonly string[], follow = DEFAULT_INPUT_SETTINGS.followSymlinks): NodeDir[] {
   const list = typeof paths === 'string' ? [paths] : [...paths];
   if (list.length === 0) throw new InputError('no node directories given');
   let dirs: string[];
   if (list.length === 1) {
     const only = list[0];
     if (!existsSync(only)) throw new InputError(`${only}: no such file or directory`);
-    if (!isClusterBundle(only)) throw new InputError(`${only}: not a cluster bundle (expected one sub-directory per node, as \`kpx collect -o ${only}/NODE\` writes them)`);
-    const { dirs: subs, files } = entries(only);
-    dirs = [...subs.filter((d) => readManifest(d) !== undefined || holdsDumps(d)), ...files.filter(isSummaryFile)];
+    if (!isClusterBundle(only, follow)) throw new InputError(`${only}: not a cluster bundle (expected one sub-directory per node, as \`kpx collect -o ${only}/NODE\` writes them)`);
+    const { dirs: subs, files } = entries(only, follow);
+    dirs = [...subs.filter((d) => readManifest(d) !== undefined || holdsDumps(d, follow)), ...files.filter(isSummaryFile)];
   } else {
     for (const p of list) {
       if (!existsSync(p)) throw new InputError(`${p}: no such file or directory`);
@@ -257,7 +261,7 @@ export function clusterNodeDirs(paths: string | readonly string[]): NodeDir[] {
     const n = (seen.get(name) ?? 0) + 1;
     seen.set(name, n);
     if (n > 1) name = `${name}#${n}`;
-    return { name, dir: r.dir, ...(r.host ? { host: r.host } : {}), bytes: r.summary ? statSync(r.dir).size : folderBytes(r.dir), ...(r.summary ? { summary: true } : {}) };
+    return { name, dir: r.dir, ...(r.host ? { host: r.host } : {}), bytes: r.summary ? statSync(r.dir).size : folderBytes(r.dir, follow), ...(r.summary ? { summary: true } : {}) };
   });
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -329,7 +333,7 @@ async function loadInWorkers(nodes: readonly NodeDir[], count: number, opts: Clu
       });
       take();
     });
-  const workerData: WorkerSettings = { input: inputSettings() };
+  const workerData: WorkerSettings = { input: opts.input ?? DEFAULT_INPUT_SETTINGS };
   const workers = Array.from({ length: count }, () => new Worker(script, { workerData }));
   try {
     await Promise.all(workers.map(runOne));
@@ -340,11 +344,11 @@ async function loadInWorkers(nodes: readonly NodeDir[], count: number, opts: Clu
 }
 
 /** A node summary read back: its resolution and a snapshot without rule sets (as a compare worker answers). */
-function readSummaryNode(n: NodeDir): WorkerReply {
+function readSummaryNode(n: NodeDir, limits: InputLimits): WorkerReply {
   let text: string;
   try {
     // Bounded like every other input (src/load/input.ts): the file's size, and what a .gz may inflate to.
-    const { maxBytes } = inputLimits();
+    const { maxBytes } = limits;
     if (statSync(n.dir).size > maxBytes) throw new InputError(`${n.dir}: larger than --max-input-size (${maxBytes} bytes); not read`);
     const buf = readFileSync(n.dir);
     text = (buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf, { maxOutputLength: maxBytes }) : buf).toString('utf8');
@@ -376,7 +380,7 @@ export interface ClusterReadReport {
 
 /** The nodes to read (after `only`), refusing summaries unless the purpose is a comparison. */
 function nodesToRead(paths: string | readonly string[], opts: ClusterLoadOptions): NodeDir[] {
-  const all = clusterNodeDirs(paths);
+  const all = clusterNodeDirs(paths, (opts.input ?? DEFAULT_INPUT_SETTINGS).followSymlinks);
   let nodes = all;
   if (opts.only) {
     const unknown = opts.only.filter((n) => !all.some((x) => x.name === n));
@@ -428,12 +432,12 @@ export async function* clusterNodes(paths: string | readonly string[], opts: Clu
       progress('start', n.name);
       if (n.summary) {
         try {
-          r = readSummaryNode(n);
+          r = readSummaryNode(n, (opts.input ?? DEFAULT_INPUT_SETTINGS).limits);
         } catch (e) {
           if (!(e instanceof InputError)) throw e;
           skipped.push({ node: n.name, dir: n.dir, reason: e.message.startsWith(`${n.dir}: `) ? e.message.slice(n.dir.length + 2) : e.message });
         }
-      } else r = { id: 0, snapshot: await loadSnapshot([n.dir], { name: n.name, nodeIps: opts.nodeIps ?? [] }) };
+      } else r = { id: 0, snapshot: await loadSnapshot([n.dir], { name: n.name, nodeIps: opts.nodeIps ?? [], ...(opts.input ? { input: opts.input } : {}) }) };
       progress('done', n.name);
     }
     if (!r) continue;

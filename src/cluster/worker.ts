@@ -5,7 +5,7 @@
  * workerData `{input}` (WorkerSettings), never through the environment.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { DEFAULT_INPUT_SETTINGS, useInputSettings, type InputSettings } from '../load/input.js';
+import { DEFAULT_INPUT_SETTINGS, type InputSettings } from '../load/input.js';
 import { InputError } from '../load/index.js';
 import { loadSnapshot } from '../load/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
@@ -36,8 +36,6 @@ export interface WorkerSettings {
 }
 
 const input = (workerData as WorkerSettings | null)?.input ?? DEFAULT_INPUT_SETTINGS;
-// Also this thread's default, for anything a loader reads without being passed the settings.
-useInputSettings(input);
 
 parentPort?.on('message', (job: Job) => {
   loadSnapshot([job.dir], { name: job.name, nodeIps: job.nodeIps, input })

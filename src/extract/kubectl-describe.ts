@@ -15,7 +15,7 @@ import { kubectlRequest } from '../../grammars/common/command.js';
 import { diagnostic, printable, appendAll } from '../source/index.js';
 import type { ApiEndpoint, ApiEndpointSlice, ApiServiceField, ApiServicePort, ApiSliceField, ApiTrafficPolicy, ApiWhere } from '../model/k8s-api.js';
 import { endpointListOf, ipOf, isNone, labelsOf, protocolOf, serviceTypeOf, where } from './kubectl-values.js';
-import type { KubectlCollector } from './kubectl.js';
+import type { KubectlCollector } from './kubectl-collector.js';
 
 /** A top-level field and the lines under it. */
 interface Field {

@@ -23,23 +23,11 @@ import type { FormatParser, ParsedInput } from '../../grammars/common/format.js'
 import { parseKubectlText, type KubectlTable, type KubectlRow, type Span } from '../../grammars/kubectl/index.js';
 import { kubectlRequest, type KubectlRequest } from '../../grammars/common/command.js';
 import { splitInput } from '../../grammars/common/text.js';
-import { diagnostic, printable, type Diagnostic } from '../source/index.js';
+import { diagnostic, printable } from '../source/index.js';
 import type { ApiEndpoint, ApiEndpointSlice, ApiNode, ApiObjects, ApiPod, ApiService, ApiServiceField, ApiSliceField, ApiWhere } from '../model/k8s-api.js';
 import { endpointListOf, ipOf, isNone, kindAndName, labelsOf, portsOf, serviceTypeOf, where } from './kubectl-values.js';
 import { readDescribeBlock } from './kubectl-describe.js';
-
-/** What the readers of tables and describe blocks add to. */
-export interface KubectlCollector {
-  readonly file: string;
-  readonly services: ApiService[];
-  readonly slices: ApiEndpointSlice[];
-  readonly nodes: ApiNode[];
-  readonly pods: ApiPod[];
-  readonly diagnostics: Diagnostic[];
-  /** Namespaces whose Services a listing holds whole (`*`: every one). */
-  readonly covered: Set<string>;
-  readonly ignored: Map<string, { count: number; line: number }>;
-}
+import type { KubectlCollector } from './kubectl-collector.js';
 
 /** The Service fields every text form shows (name and ports' numbers and protocols are in every form). */
 const SERVICE_TABLE_SHOWS: readonly ApiServiceField[] = [];

@@ -4,10 +4,10 @@
  * table's COMMIT, its `*table` line or the inference that replaced it, restore-input marks, nft
  * truncation, second views), and the one place the judgement asks "may absence be claimed here?".
  */
-import { BUILTIN_CHAINS, chainsPastCut, type Ruleset, type Table } from '../model/netfilter.js';
+import { BUILTIN_CHAINS, chainsPastCut, tableShownWhole, type Ruleset, type Table } from '../model/netfilter.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { formatIp, type Ip } from '../model/addr.js';
-import type { Mention, TableEvidence } from './types.js';
+import type { Mention, PartialListing, TableEvidence } from './types.js';
 import { maxOf } from '../source/index.js';
 
 const cache = new WeakMap<NodeSnapshot, readonly TableEvidence[]>();
@@ -108,6 +108,29 @@ export function tableEvidence(snapshot: NodeSnapshot, file: string, table?: stri
 /** Evidence that is not whole (what could hide a rule, a chain, an element), excluding second views. */
 export function partialEvidence(snapshot: NodeSnapshot): TableEvidence[] {
   return evidenceOf(snapshot).filter((e) => e.kind !== 'whole' && e.kind !== 'second-view');
+}
+
+/**
+ * The iptables tables the rules show only in part by their own coverage (issue 30): listings of some
+ * chains, `-S` of one chain or through grep, greps without a `*table` line — per file, empty when
+ * every table read is shown whole. Judged here beside the evidence kinds, which do not see a
+ * listing's coverage (a listing of some chains is neither cut nor a grep): see PartialListing.
+ */
+export function partialListings(snapshot: NodeSnapshot): PartialListing[] {
+  const out: PartialListing[] = [];
+  for (const rs of snapshot.rulesets) {
+    const tables = rs.tables.filter((t) => !tableShownWhole(t));
+    if (tables.length === 0) continue;
+    out.push({
+      file: rs.file,
+      tables: tables.map((t) => ({
+        table: t.name,
+        guessed: t.coverage?.tableFrom === 'guessed' || Boolean(t.implicit),
+        ...(t.coverage ? { shown: { source: t.coverage.source, chains: [...t.coverage.listed] } } : {}),
+      })),
+    });
+  }
+  return out;
 }
 
 /** Lines of the inputs kpx could not read: iptables lines it kept unsupported or as noise, nft lines it could not read. */

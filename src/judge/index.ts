@@ -28,14 +28,14 @@ import type { ProxyMode } from '../model/snapshot.js';
 import type { NodeSnapshot } from '../model/snapshot.js';
 import { proxyModes } from '../kube/modes.js';
 import { stateReason } from '../kube/state-reason.js';
-import { evidenceOf } from './evidence.js';
+import { evidenceOf, partialListings } from './evidence.js';
 import { HEALTHY, judgeService, serviceContext } from './service.js';
 import { staleRules } from './sync.js';
 import type { Leftovers, NodeJudgement, ServiceJudgement } from './types.js';
 
 export type * from './types.js';
 export { judgeFlow } from './flow.js';
-export { evidenceOf, isWhole, mentionsName, mentionsOf, partialEvidence } from './evidence.js';
+export { evidenceOf, isWhole, mentionsName, mentionsOf, partialEvidence, partialListings } from './evidence.js';
 export { payloadLineOwner, failuresByTool, withPayload } from './sync.js';
 
 
@@ -70,6 +70,7 @@ export function judgeNode(snapshot: NodeSnapshot, resolution: Resolution): NodeJ
     snapshot,
     resolution: out,
     evidence: evidenceOf(snapshot),
+    listings: partialListings(snapshot),
     ...(stale ? { stale } : {}),
     secondViews: snapshot.secondViews ?? [],
     leftovers,

@@ -48,6 +48,23 @@ export interface TableEvidence {
   readonly of?: string;
 }
 
+/**
+ * One file's iptables tables shown only in part by the rules' own coverage (an `iptables -L` of some
+ * chains, `-S` of one chain or through grep, a fragment without its `*table` line). Not yet an
+ * evidence kind: TableEvidence calls a listing of some chains `whole` or `grep`, and making it a kind
+ * of its own would change what every command concludes from such a paste (issue 32's report).
+ */
+export interface PartialListing {
+  readonly file: string;
+  readonly tables: readonly {
+    readonly table: string;
+    /** The table's name is guessed (from the chains and targets), not given by the paste. */
+    readonly guessed: boolean;
+    /** What the paste shows of it (none: a fragment of rules). */
+    readonly shown?: { readonly source: 'listing' | 'rules'; readonly chains: readonly string[] };
+  }[];
+}
+
 /** Lines of the inputs kpx could not read (a listing pasted among save lines, noise) that name an address. */
 export interface Mention {
   readonly file: string;
@@ -166,6 +183,8 @@ export interface NodeJudgement {
   /** The Service ports as judged: `state` is the judgement's (the resolver's reading, where it differs, is in the reasons). */
   readonly resolution: Resolution;
   readonly evidence: readonly TableEvidence[];
+  /** iptables tables the rules show only in part by their own coverage (evidence.ts partialListings). */
+  readonly listings: readonly PartialListing[];
   readonly stale?: StaleRules;
   readonly secondViews: readonly SecondView[];
   readonly leftovers: readonly Leftovers[];

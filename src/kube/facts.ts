@@ -4,7 +4,7 @@
  * does not show (absences); the one ServicePort builder (service-builder.ts) derives the state,
  * the problems that follow from the facts, the id, hash checks, locality and ownership.
  */
-import type { Evidence, Protocol, ProxyModeName, TrafficPolicy } from './types.js';
+import type { Evidence, Protocol, ProxyModeName, TrafficPolicy } from './basics.js';
 import type { ServiceProblem } from './problems.js';
 
 export type FrontEndKind = 'cluster-ip' | 'external-ip' | 'load-balancer-ip' | 'node-port';

@@ -4,23 +4,11 @@
  * The JSON form of ServicePort is the stable `kpx services -o json` schema (docs/commands/services.md).
  */
 
+import type { Evidence, Protocol, ProxyModeName, ServiceState, TrafficPolicy } from './basics.js';
 import type { FrontEnd, OwnedObject, UnresolvedTarget } from './facts.js';
 import type { ServiceProblem } from './problems.js';
 
-export type Protocol = 'tcp' | 'udp' | 'sctp';
-export type TrafficPolicy = 'Cluster' | 'Local';
-/** `unknown`: the dumps hold too little to tell (endpoint chains cut out, a truncated table). */
-export type ServiceState = 'healthy' | 'no-endpoints' | 'no-local-endpoints' | 'partial' | 'unknown';
-export type ProxyModeName = 'iptables' | 'ipvs' | 'nftables';
-
-/** A line of a dump that is evidence for something kpx says. */
-export interface Evidence {
-  readonly file: string;
-  readonly line: number;
-  readonly text: string;
-  /** iptables table/chain, ipset name, ipvs virtual server… when it helps the reader. */
-  readonly where?: string;
-}
+export type { Evidence, Protocol, ProxyModeName, ServiceState, TrafficPolicy } from './basics.js';
 
 export interface Endpoint {
   readonly ip: string;

@@ -22,7 +22,7 @@ import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stat
 import { join, sep } from 'node:path';
 import { fsReason } from './errors.js';
 import { fileInput, openable, type RawInput } from './raw-input.js';
-import { inputLimits, inputSettings, sizeWords, type InputLimits } from './input.js';
+import { DEFAULT_INPUT_SETTINGS, sizeWords, type InputLimits } from './input.js';
 
 /** Files kpx writes itself into bundles (manifest, the generator's ground truth), notes and OS droppings: not dumps. */
 export const IGNORED_NAMES = /^(manifest\.json|truth\.json|README(\.md)?|NOTE(\.txt)?|.*\.source)$/;
@@ -49,11 +49,6 @@ export function leftOutReason(name: string): string | undefined {
   return undefined;
 }
 
-/** Follow symlinks out of a bundle? Set by --follow-symlinks (this run's input settings; cluster workers get them as workerData). */
-export function followSymlinks(): boolean {
-  return inputSettings().followSymlinks;
-}
-
 /** What a special file is, in words (`a named pipe (FIFO)`), or undefined for files and directories. */
 export function specialKind(st: Stats): string | undefined {
   if (st.isFIFO()) return 'a named pipe (FIFO)';
@@ -67,7 +62,7 @@ export function specialKind(st: Stats): string | undefined {
 const NOT_OPENED = 'kpx reads regular files in a bundle and never opens pipes, sockets or devices (it could wait forever or read without end); not read';
 
 export interface WalkOptions {
-  /** Follow symlinks that leave the bundle (never into /proc, /sys, /dev). Default: followSymlinks(). */
+  /** Follow symlinks that leave the bundle (never into /proc, /sys, /dev). Default: no (--follow-symlinks says yes). */
   readonly followOutside?: boolean;
   readonly limits?: InputLimits;
   /** At most this many entries (default MAX_ENTRIES; tests lower it). */
@@ -136,8 +131,8 @@ export function walkBundle(dir: string, out: RawInput[], opts: WalkOptions = {})
   } catch {
     // listed by walk() with the file system's reason
   }
-  const limits = opts.limits ?? inputLimits();
-  const w: Walk = { root, out, seen: new Map(), follow: opts.followOutside ?? followSymlinks(), maxBytes: BUNDLE_BYTES_FACTOR * limits.maxBytes, maxEntries: opts.maxEntries ?? MAX_ENTRIES, entries: 0, bytes: 0, stopped: false };
+  const limits = opts.limits ?? DEFAULT_INPUT_SETTINGS.limits;
+  const w: Walk = { root, out, seen: new Map(), follow: opts.followOutside ?? DEFAULT_INPUT_SETTINGS.followSymlinks, maxBytes: BUNDLE_BYTES_FACTOR * limits.maxBytes, maxEntries: opts.maxEntries ?? MAX_ENTRIES, entries: 0, bytes: 0, stopped: false };
   const st = safeStat(dir);
   if (st) w.seen.set(dirKey(st), dir);
   walk(w, dir, 0, st ? [dirKey(st)] : []);

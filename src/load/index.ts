@@ -19,7 +19,7 @@ import { describeUnknown } from './describe.js';
 import { detectPaste } from './paste.js';
 import { looksLike } from './looks-like.js';
 import { fsReason } from './errors.js';
-import { InputLimitError, NotGzip, inputLimits, inputSettings, openTextStream, readWhole, tooBigOnDisk, type InputLimits, type InputSettings, type StreamReport } from './input.js';
+import { DEFAULT_INPUT_SETTINGS, InputLimitError, NotGzip, openTextStream, readWhole, tooBigOnDisk, type InputLimits, type InputSettings, type StreamReport } from './input.js';
 import { walkBundle } from './bundle.js';
 import { fileInput, openable, type RawInput } from './raw-input.js';
 
@@ -35,7 +35,7 @@ export class InputError extends Error {}
  * not directories are read whatever they are (a FIFO from `<(iptables-save)`, a `/proc` file);
  * inside a bundle, only regular files are (./bundle.ts).
  */
-export function readInputs(paths: readonly string[], stdin?: () => Buffer, settings: InputSettings = inputSettings()): RawInput[] {
+export function readInputs(paths: readonly string[], stdin?: () => Buffer, settings: InputSettings = DEFAULT_INPUT_SETTINGS): RawInput[] {
   const out = readAll(paths, stdin, settings);
   if (out.length > 0 && out.every((x) => x.unreadable !== undefined)) throw new InputError(out.map((x) => `${x.path}: ${x.unreadable}`).join('\n'));
   return onceEach(out);
@@ -167,7 +167,7 @@ export interface ParsedFile {
  * rewrites files rather than parsing them (redact). Throws InputLimitError, InputError for
  * data that does not inflate, or the file system's error.
  */
-export async function readTextFile(input: RawInput, limits: InputLimits = inputLimits()): Promise<string> {
+export async function readTextFile(input: RawInput, limits: InputLimits = DEFAULT_INPUT_SETTINGS.limits): Promise<string> {
   if (input.unreadable !== undefined) throw new InputError(`${input.path}: ${input.unreadable}`);
   if (input.text !== undefined) return input.text;
   const big = tooBigOnDisk(input.bytes, limits);
@@ -242,7 +242,7 @@ function readFailure(e: unknown): { code: string; message: string } | undefined 
  * block by block; one with parse() gets the whole text. Limits (./input.ts) stop an input that is
  * too big or inflates too much, with a message naming the limit; the other inputs are still read.
  */
-export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress, limits: InputLimits = inputLimits()): Promise<ParsedFile> {
+export async function parseInput(input: RawInput, forced?: FormatId, progress?: ParseProgress, limits: InputLimits = DEFAULT_INPUT_SETTINGS.limits): Promise<ParsedFile> {
   if (input.leftOut) return leftOutRow(input, limits);
   if (input.unreadable !== undefined) {
     const code = input.unreadableCode ?? 'input/unreadable';

@@ -14,8 +14,9 @@
  * - A `.gz` that ends early or is damaged mid-way: what inflated before the damage is read, and
  *   the damage is said (`damaged`); a file whose first bytes do not inflate is unreadable.
  *
- * The CLI passes the limits from its flags as arguments (useInputSettings() for this run), and
- * to worker threads loading cluster nodes as workerData, so that they apply the same ones.
+ * The CLI passes the limits from its flags as arguments (SnapshotOptions' `input`, parseInput's
+ * `limits`, WalkOptions), and to worker threads loading cluster nodes as workerData, so that they
+ * apply the same ones. There is no run-wide setting: a caller that passes none gets the defaults.
  */
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
@@ -86,27 +87,6 @@ export const DEFAULT_INPUT_SETTINGS: InputSettings = {
   limits: { maxBytes: DEFAULT_MAX_INPUT_BYTES, maxGzipRatio: DEFAULT_MAX_GZIP_RATIO },
   followSymlinks: false,
 };
-
-let current: InputSettings = DEFAULT_INPUT_SETTINGS;
-
-/**
- * This run's settings: set by the CLI from its flags before each command (src/cli/program.ts) and
- * by a cluster parser worker from its workerData (src/cluster/worker.ts), never through the
- * environment. Loaders take them as arguments (SnapshotOptions, parseInput's `limits`, WalkOptions);
- * this is the default for a caller that passes none.
- */
-export function useInputSettings(settings: InputSettings): void {
-  current = settings;
-}
-
-export function inputSettings(): InputSettings {
-  return current;
-}
-
-/** The limits in force (inputSettings().limits). */
-export function inputLimits(): InputLimits {
-  return current.limits;
-}
 
 /** An input stopped by a limit: `message` names the limit and how to raise it. */
 export class InputLimitError extends Error {

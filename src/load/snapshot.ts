@@ -8,7 +8,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { inside } from './bundle.js';
 import type { ParsedFile } from './index.js';
 import { InputError, parseInput, readInputs } from './index.js';
-import { inputSettings, type InputSettings } from './input.js';
+import { DEFAULT_INPUT_SETTINGS, type InputSettings } from './input.js';
 import type { LoadedFile, NodeSnapshot } from '../model/snapshot.js';
 import { RESTORE_INPUT, markRestoreInput } from './restore-input.js';
 import { iptablesViewOf } from '../extract/iptables-nft-view.js';
@@ -39,7 +39,7 @@ export interface SnapshotOptions {
   readonly onFile?: (path: string, index: number, total: number) => void;
   /** A big file is being parsed: lines read so far, of how many (see ParseProgress). */
   readonly onParse?: (path: string, linesDone: number, linesTotal: number) => void;
-  /** The limits and --follow-symlinks (default: this run's, inputSettings()). */
+  /** The limits and --follow-symlinks, from the command line (default: DEFAULT_INPUT_SETTINGS). */
   readonly input?: InputSettings;
 }
 
@@ -226,7 +226,7 @@ function portsOfLinks(list: readonly NetInterface[]): BridgePort[] {
 
 /** Read, sniff, parse and assemble. Throws InputError only for unreadable paths. */
 export async function loadSnapshot(paths: readonly string[], opts: SnapshotOptions = {}): Promise<NodeSnapshot> {
-  const settings = opts.input ?? inputSettings();
+  const settings = opts.input ?? DEFAULT_INPUT_SETTINGS;
   const inputs = readInputs(paths, opts.stdin, settings);
   opts = opts.name === undefined ? { ...opts, name: nodeNameOf(paths) } : opts;
   const parsed: ParsedFile[] = [];

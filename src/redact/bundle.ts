@@ -14,6 +14,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { loadSnapshot } from '../load/snapshot.js';
 import { detectFormat, fileInput, fsReason, readTextFile, type RawInput } from '../load/index.js';
 import { walkBundle } from '../load/bundle.js';
+import { DEFAULT_INPUT_SETTINGS, type InputLimits, type InputSettings } from '../load/input.js';
 import { InputLimitError } from '../load/input.js';
 import { resolveServices } from '../kube/resolve.js';
 import { Redactor } from './index.js';
@@ -23,6 +24,8 @@ import { RedactRefusal } from './api.js';
 export interface RedactFilesOptions {
   readonly key: string;
   readonly hostnames?: readonly string[];
+  /** The limits and --follow-symlinks from the command line (default: DEFAULT_INPUT_SETTINGS). */
+  readonly input?: InputSettings;
 }
 
 export interface RedactedFile {
@@ -46,7 +49,7 @@ interface Planned {
 }
 
 /** Every input file and where its redacted copy goes (directories keep their layout); the rest, with why it is left out. */
-export function plan(paths: readonly string[], outDir: string, skipped: SkippedFile[] = []): Planned[] {
+export function plan(paths: readonly string[], outDir: string, skipped: SkippedFile[] = [], limits: InputLimits = DEFAULT_INPUT_SETTINGS.limits): Planned[] {
   const out: Planned[] = [];
   const used = new Set<string>();
   for (const p of paths) {
@@ -55,7 +58,7 @@ export function plan(paths: readonly string[], outDir: string, skipped: SkippedF
     if (st.isDirectory()) {
       const list: RawInput[] = [];
       // Never out of the bundle, whatever --follow-symlinks says: what is shared comes from the bundle only.
-      walkBundle(p, list, { followOutside: false });
+      walkBundle(p, list, { followOutside: false, limits });
       for (const f of list) {
         const rel = paths.length > 1 ? join(basename(p), relative(p, f.path)) : relative(p, f.path);
         const isManifest = f.leftOut === true && basename(f.path) === 'manifest.json';
@@ -103,13 +106,14 @@ export async function redactBundle(
   write: (path: string, text: string) => void = writeRedacted,
 ): Promise<RedactResult> {
   const redactor = new Redactor({ key: opts.key, hostnames: opts.hostnames ?? [] });
-  const files = plan(paths, outDir, skipped);
+  const input = opts.input ?? DEFAULT_INPUT_SETTINGS;
+  const files = plan(paths, outDir, skipped, input.limits);
   // Which files are dumps (and of what format); the rest is not copied.
   const dumps: (Planned & { format: RedactFormat })[] = [];
   for (const f of files) {
     let text: string;
     try {
-      text = await readTextFile(f.source);
+      text = await readTextFile(f.source, input.limits);
     } catch (e) {
       skipped.push({ input: f.input, why: readFailure(e, f.input) });
       continue;
@@ -124,14 +128,14 @@ export async function redactBundle(
     dumps.push({ ...f, format });
   }
   // 2. Hashes and names from the model kpx reads.
-  const snapshot = await loadSnapshot(paths);
+  const snapshot = await loadSnapshot(paths, { input });
   redactor.learn(snapshot, await resolveServices(snapshot));
   // 3. Every file rewritten once to learn the names only its format knows (host names in sysctl,
   //    log prefixes, netns names…), so that the copy written next uses them in every file.
   const texts = async function* () {
     for (const f of dumps) {
       try {
-        yield { f, text: await readTextFile(f.source) };
+        yield { f, text: await readTextFile(f.source, input.limits) };
       } catch (e) {
         skipped.push({ input: f.input, why: readFailure(e, f.input) });
       }

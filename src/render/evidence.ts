@@ -3,11 +3,11 @@
  * and the "cannot tell" sentence when no ruleset answers the question (src/judge/inputs.ts decides).
  */
 import type { NodeSnapshot } from '../model/snapshot.js';
-import { tableShownWhole } from '../model/netfilter.js';
 import { printable } from '../source/index.js';
 import { logAccounts } from '../kube/kube-proxy-account.js';
 import { logAccountLine } from './kube-proxy-account.js';
 import { PARTIAL, filesWithLineErrors, hasRuleEvidence, iptablesNftKubeTables, unusableInputs } from '../judge/inputs.js';
+import type { PartialListing } from '../judge/types.js';
 
 /**
  * Said on stderr before any answer: which inputs were not used and which had bad lines.
@@ -31,24 +31,21 @@ export function inputProblemLines(s: NodeSnapshot): string[] {
 }
 
 /**
- * The iptables evidence that is not whole (issue 30): listings of some chains, `-S` of one chain or
- * through grep, greps without a `*table` line — one phrase per file, or undefined when every table
- * read is whole. A claim that something is absent cannot rest on such evidence.
+ * The judgement's iptables tables shown only in part (src/judge/evidence.ts partialListings: listings
+ * of some chains, `-S` of one chain or through grep, greps without a `*table` line) in words — one
+ * phrase per file, or undefined when there are none. A claim that something is absent cannot rest on such evidence.
  */
-export function partialRulesNote(s: NodeSnapshot): string | undefined {
-  const parts: string[] = [];
-  for (const rs of s.rulesets) {
-    const partial = rs.tables.filter((t) => !tableShownWhole(t));
-    if (partial.length === 0) continue;
-    const what = partial.map((t) => {
-      const table = t.coverage?.tableFrom === 'guessed' || t.implicit ? `table ${t.name}, guessed` : `table ${t.name}`;
-      if (!t.coverage) return `a fragment (${table})`;
-      const listed = [...t.coverage.listed];
-      const kind = t.coverage.source === 'rules' ? '`iptables -S`' : 'a listing';
+export function partialRulesNote(listings: readonly PartialListing[]): string | undefined {
+  const parts = listings.map((l) => {
+    const what = l.tables.map((t) => {
+      const table = t.guessed ? `table ${t.table}, guessed` : `table ${t.table}`;
+      if (!t.shown) return `a fragment (${table})`;
+      const listed = t.shown.chains;
+      const kind = t.shown.source === 'rules' ? '`iptables -S`' : 'a listing';
       return listed.length ? `${kind} of ${listed.length <= 3 ? `chain${listed.length > 1 ? 's' : ''} ${listed.join(', ')}` : `${listed.length} chains`} (${table})` : `${kind} shown in part (${table})`;
     });
-    parts.push(`${printable(rs.file, 4096)}: ${what.join('; ')}`);
-  }
+    return `${printable(l.file, 4096)}: ${what.join('; ')}`;
+  });
   return parts.length ? parts.join('; ') : undefined;
 }
 

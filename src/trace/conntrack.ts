@@ -1,7 +1,7 @@
 /**
  * Whether a conntrack entry already decides the traced flow. Rules see only a connection's first
  * packet; a packet whose 5-tuple has an entry is translated as the entry says (its reply source is
- * where it goes) until the entry expires. Typed result; src/render/trace.ts words it.
+ * where it goes) until the entry expires. Typed result; src/render/trace/ words it.
  */
 import { formatIp, type Ip } from '../model/addr.js';
 import { CT_FLAG, IPPROTO } from '../model/conntrack.js';

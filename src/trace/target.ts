@@ -3,7 +3,7 @@
  * (`ns/name[:port]`), a NodePort on the node (`nodeport:30080[/proto]`), a bare VIP (every port it
  * serves). Each target becomes the destinations to trace, from the Services the dumps name; a target
  * that names nothing on this node gets the nearest real ones instead ("did you mean"). Data only:
- * the words are in src/render/trace.ts.
+ * the words are in src/render/trace/.
  */
 import { formatHostPort, formatIp, parseIp, type Ip } from '../model/addr.js';
 import type { NodeSnapshot } from '../model/snapshot.js';

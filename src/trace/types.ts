@@ -1,6 +1,6 @@
 /**
  * A trace is data (ARCHITECTURE.md convention 9): steps, conditions, assumptions and outcomes
- * carry codes and typed fields; only src/render/trace.ts turns them into words.
+ * carry codes and typed fields; only src/render/trace/ turns them into words.
  */
 import type { MtuHop, MtuShortfall, SwitchEvidence, SwitchName } from '../model/switches.js';
 

@@ -25,20 +25,20 @@ const sizes = value('sizes', '10000,30000').split(',').map(Number);
 const modes = value('modes', 'iptables,nftables,ipvs').split(',');
 const reps = Number(value('reps', '15'));
 requireDist();
-const { openTextStream, inputLimits, readWhole, wholeFile } = await import(join(DIST, 'src', 'load', 'input.js'));
+const { openTextStream, DEFAULT_INPUT_SETTINGS, readWhole, wholeFile } = await import(join(DIST, 'src', 'load', 'input.js'));
 
 /** What a reader does with the text at least: find its lines. */
 const lineCount = (text) => text.split('\n').length;
 
 async function streamed(file, whole) {
   const report = { bytes: 0, gzip: false };
-  const stream = openTextStream({ path: file }, statSync(file).size, inputLimits(), report);
+  const stream = openTextStream({ path: file }, statSync(file).size, DEFAULT_INPUT_SETTINGS.limits, report);
   if (whole) {
     // As parseInput() does: the head block is sniffed, then the file is read again in one piece.
     const blocks = stream[Symbol.asyncIterator]();
     await blocks.next();
     await blocks.return();
-    return lineCount(wholeFile(file, inputLimits(), report) ?? (await readWhole(stream, 'bench')));
+    return lineCount(wholeFile(file, DEFAULT_INPUT_SETTINGS.limits, report) ?? (await readWhole(stream, 'bench')));
   }
   let n = 0;
   for await (const block of stream) n += lineCount(block) - 1;

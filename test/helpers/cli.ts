@@ -7,8 +7,8 @@
  *
  * What the binary gets from its process and this runner gives it the same way:
  * - the environment: NO_COLOR=1, FORCE_COLOR empty, CI=1, then the test's own variables (as
- *   exec.ts passes them to the child); the whole environment is put back afterwards, including
- *   what kpx itself sets (--max-input-size travels as KPX_MAX_INPUT_SIZE);
+ *   exec.ts passes them to the child); the whole environment is put back afterwards (kpx itself
+ *   sets no KPX_ variable: --max-input-size and the other settings travel as arguments);
  * - no TTY: stdout and stderr say isTTY false and no columns, so widths come from COLUMNS or
  *   120, colour is off and no spinner starts;
  * - the exit code: process.exitCode as kpx sets it, or the code it exits with (help, usage

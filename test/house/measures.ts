@@ -109,15 +109,32 @@ export function envWrites(file: string, source: ts.SourceFile): Spot[] {
   return out;
 }
 
+/**
+ * The one function that reads `-o` where it names a destination (a path, or `-` for standard
+ * output: report, redact, graph), not a format: src/cli/output.ts's destinationOf(). Its comparison
+ * with `-` is the destination chosen once for every command; the same comparison anywhere else (a
+ * command testing `opts.output === '-'` itself) is counted.
+ */
+export const DESTINATION_CHOICE = { file: 'src/cli/output.ts', fn: 'destinationOf' };
+
+/** Inside the function declaration named `fn`? */
+function insideFunction(node: ts.Node, fn: string): boolean {
+  for (let p: ts.Node | undefined = node.parent; p; p = p.parent) if (ts.isFunctionDeclaration(p) && p.name?.text === fn) return true;
+  return false;
+}
+
 /** `x.output === 'json'`, `output !== 'text'`, `opts.output == "yaml"`: an output format compared with a literal. */
 export function outputTests(file: string, source: ts.SourceFile): Spot[] {
   const out: Spot[] = [];
+  const destinationChoice = (node: ts.BinaryExpression, literal: ts.Expression) =>
+    file === DESTINATION_CHOICE.file && ts.isStringLiteralLike(literal) && literal.text === '-' && insideFunction(node, DESTINATION_CHOICE.fn);
   const isOutput = (e: ts.Expression) => (ts.isIdentifier(e) && e.text === 'output') || (ts.isPropertyAccessExpression(e) && e.name.text === 'output');
   const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken];
   const visit = (node: ts.Node): void => {
     if (ts.isBinaryExpression(node) && equality.includes(node.operatorToken.kind)) {
       const [a, b] = [node.left, node.right];
-      if ((isOutput(a) && ts.isStringLiteralLike(b)) || (isOutput(b) && ts.isStringLiteralLike(a))) out.push(spotOf(file, source, node));
+      const literal = isOutput(a) && ts.isStringLiteralLike(b) ? b : isOutput(b) && ts.isStringLiteralLike(a) ? a : undefined;
+      if (literal && !destinationChoice(node, literal)) out.push(spotOf(file, source, node));
     }
     // `switch (opts.output) { case 'json': … }` chooses by hand too.
     if (ts.isSwitchStatement(node) && isOutput(node.expression)) out.push(spotOf(file, source, node.expression));

@@ -39,16 +39,18 @@ export const ALLOWED = {
   'src/cluster': ['src/render', 'src/judge', 'src/trace', 'src/kube', 'src/load', 'src/model', 'src/source'],
   // Renderers of a result live under render/ by result, beside the result's module: they read its types.
   'src/render/cluster': ['src/cluster', 'src/render', 'src/trace', 'src/kube', 'src/model', 'src/source'],
+  // The output registry: (result kind, format) → renderer, over every renderer (the node's and the cluster's).
+  'src/render/registry': ['src/render', 'src/render/cluster'],
   // One function per command, from options to a typed result (src/app/<command>.ts): it loads through
   // the loader the CLI hands it, asks the judgement, and never writes or makes sentences of its own.
-  'src/app': ['src/render', 'src/cluster', 'src/lint', 'src/diff', 'src/redact', 'src/judge', 'src/trace', 'src/graph', 'src/kube', 'src/load', 'src/collect', 'src/model', 'src/source'],
+  'src/app': ['src/render/registry', 'src/render/cluster', 'src/render', 'src/cluster', 'src/lint', 'src/diff', 'src/redact', 'src/judge', 'src/trace', 'src/graph', 'src/kube', 'src/load', 'src/collect', 'src/model', 'src/source'],
   'src/cli': ['src/*'],
   // Test and benchmark support (not shipped in dist/): it may use anything; nothing shipped may use it.
   'src/generate': ['src/*', GRAMMARS],
 };
 
-/** Folders inside an area that are areas of their own (a result's renderers, which read that result's module). */
-const SUB_AREAS = ['src/render/cluster'];
+/** Folders inside an area that are areas of their own (a result's renderers, which read that result's module; the registry over all renderers). */
+const SUB_AREAS = ['src/render/cluster', 'src/render/registry'];
 
 /**
  * The packages (npm or Node's built-ins) an area may import. An array is the whole list; `ANY_BUT_CLI`
@@ -82,6 +84,7 @@ export const PACKAGES = {
   'src/render': ANY_BUT_CLI,
   'src/cluster': ANY_BUT_CLI,
   'src/render/cluster': ANY_BUT_CLI,
+  'src/render/registry': [],
   'src/app': ANY_BUT_CLI,
   'src/cli': '*',
   'src/generate': ANY_BUT_CLI,

@@ -13,11 +13,12 @@ import { lintSnapshot } from '../../src/lint/run.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { tracePacket, type SourceSpec } from '../../src/trace/trace.js';
 import { chalkInit } from '../../src/render/colors.js';
-import { renderTraceText } from '../../src/render/trace.js';
+import { renderTraceText } from '../../src/render/trace/index.js';
 import { KIND, snapshotOf } from '../lint/helpers.js';
 import { readFileSync } from 'node:fs';
 import { kubeProxyRestorePayload } from '../../src/generate/index.js';
 import { cannotTell, partialRulesNote } from '../../src/render/evidence.js';
+import { partialListings } from '../../src/judge/evidence.js';
 
 /** A file of samples/iptables-mode-node (real tools' output: see samples/README.md). */
 const NODE = (f: string) => readFileSync(new URL(`../../samples/iptables-mode-node/${f}`, import.meta.url), 'utf8');
@@ -344,13 +345,13 @@ describe('services, trace and lint agree on partial evidence', () => {
     expect(r.outcomes.every((o) => o[0] === 'UNKNOWN')).toBe(true);
     expect(r.findings).toEqual([]);
     const snap = await snapshotOf({ 'grep.txt': PASTE('iptables-list/kubernetes-130484-S-grep.txt') });
-    expect(partialRulesNote(snap)).toMatch(/`iptables -S` shown in part \(table nat\)/);
+    expect(partialRulesNote(partialListings(snap))).toMatch(/`iptables -S` shown in part \(table nat\)/);
   });
 
   it('a nat listing cut by its author (k3s#7096: KUBE-SERVICES only jumped to): no Service resolved is "cannot tell", not "none"', async () => {
     const snap = await snapshotOf({ 'k3s.txt': PASTE('iptables-list/k3s-7096-nat-nvL.txt') });
     expect((await resolveServices(snap)).services).toEqual([]);
-    expect(partialRulesNote(snap)).toMatch(/a listing of 7 chains \(table nat, guessed\)/);
+    expect(partialRulesNote(partialListings(snap))).toMatch(/a listing of 7 chains \(table nat, guessed\)/);
     const r = await all({ 'k3s.txt': PASTE('iptables-list/k3s-7096-nat-nvL.txt') }, '10.43.0.10:53/udp');
     expect(r.outcomes.map((o) => [o[0], o[2]])).toEqual([['UNKNOWN', 'chain-missing']]);
     expect(r.findings).toEqual([]);

@@ -17,7 +17,7 @@ import { snapshotOf } from '../lint/helpers.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { tracePacket } from '../../src/trace/trace.js';
-import { renderTraceText } from '../../src/render/trace.js';
+import { renderTraceText } from '../../src/render/trace/index.js';
 import { chalkInit } from '../../src/render/colors.js';
 
 const FIX = (name: string) => readFileSync(new URL(`../fixtures/pastes/iptables-list/${name}`, import.meta.url), 'utf8');

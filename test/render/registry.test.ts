@@ -1,12 +1,12 @@
 /**
- * The output registry (src/render/registry.ts): every (command, -o FORMAT) pair the CLI accepts has
+ * The output registry (src/render/registry/index.ts): every (command, -o FORMAT) pair the CLI accepts has
  * a renderer for each result kind that command's app function returns, and a pair without one is a
  * usage error (exit 2) with a message naming the formats there are — never a silent default.
  */
 import { describe, expect, it } from 'vitest';
 import type { Option } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
-import { COMMAND_RESULTS, PEOPLE_ONLY, FOR_PEOPLE, RENDERERS, rendererOf, renderResult } from '../../src/render/registry.js';
+import { COMMAND_RESULTS, PEOPLE_ONLY, FOR_PEOPLE, RENDERERS, rendererOf, renderResult } from '../../src/render/registry/index.js';
 import { RenderError } from '../../src/render/output.js';
 import { chalkInit } from '../../src/render/colors.js';
 import { exitCodeFor } from '../../src/cli/exit.js';

@@ -5,7 +5,7 @@ import { KIND, snapshotOf } from '../lint/helpers.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { tracePacket } from '../../src/trace/trace.js';
 import { traceRequest } from '../../src/cli/commands/trace.js';
-import { assumptionText } from '../../src/render/trace.js';
+import { assumptionText } from '../../src/render/trace/index.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/conntrack/${name}`, import.meta.url), 'utf8');
 const KIND_48370 = KIND.split('10.96.0.10').join('10.15.240.10');

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { chalkInit } from '../../src/render/colors.js';
-import { renderTraceText } from '../../src/render/trace.js';
+import { renderTraceText } from '../../src/render/trace/index.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { tracePacket, type SourceSpec } from '../../src/trace/trace.js';
 import type { Trace } from '../../src/trace/types.js';

@@ -13,7 +13,7 @@ import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { tracePacket, type SourceSpec } from '../../src/trace/trace.js';
-import { assumptionText, kernelFateText, renderTraceText, stepText } from '../../src/render/trace.js';
+import { assumptionText, kernelFateText, renderTraceText, stepText } from '../../src/render/trace/index.js';
 import { chalkInit } from '../../src/render/colors.js';
 import type { NodeSnapshot } from '../../src/model/snapshot.js';
 import { bridgeNfSwitch, forwardingSwitch, rpFilterSwitch } from '../../src/model/switches.js';

@@ -10,7 +10,7 @@ import { loadSnapshot } from '../../src/load/snapshot.js';
 import { resolveServices } from '../../src/kube/resolve.js';
 import { parseDestination, type Destination } from '../../src/trace/packet.js';
 import { protocolsFor, tracePacket, type SourceSpec } from '../../src/trace/trace.js';
-import { assumptionText, conditionText, stepText } from '../../src/render/trace.js';
+import { assumptionText, conditionText, stepText } from '../../src/render/trace/index.js';
 import type { NodeSnapshot } from '../../src/model/snapshot.js';
 
 const KIND = new URL('../../samples/iptables-mode-kind/iptables-save.txt', import.meta.url).pathname;

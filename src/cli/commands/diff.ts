@@ -2,8 +2,9 @@
 import { diff, diffLoad, diffMaxRules } from '../../app/small.js';
 import { startProgress } from '../progress.js';
 import { finish, forPeople } from '../emit.js';
+import { inputSettingsOf, type LimitOptions } from '../input-options.js';
 
-export interface DiffOptions {
+export interface DiffOptions extends LimitOptions {
   output: 'text' | 'json';
   nodeIp?: string[];
   color?: boolean;
@@ -11,7 +12,7 @@ export interface DiffOptions {
 }
 
 export async function diffAction(oldPath: string, newPath: string, opts: DiffOptions): Promise<number> {
-  const query = { oldPath, newPath, nodeIp: opts.nodeIp ?? [], maxRules: opts.maxRules };
+  const query = { oldPath, newPath, nodeIp: opts.nodeIp ?? [], maxRules: opts.maxRules, input: inputSettingsOf(opts) };
   const maxRules = diffMaxRules(query);
   const progress = await startProgress(forPeople(opts.output), 'reading dumps');
   let loaded;

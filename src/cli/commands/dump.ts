@@ -2,13 +2,14 @@
 import { dump } from '../../app/small.js';
 import { writeErr } from '../output.js';
 import { finish } from '../emit.js';
+import { inputSettingsOf, type LimitOptions } from '../input-options.js';
 
-export interface DumpOptions {
+export interface DumpOptions extends LimitOptions {
   input?: string[];
   output: 'iptables-save' | 'json';
 }
 
 export async function dumpAction(file: string | undefined, opts: DumpOptions): Promise<number> {
   const paths = [...(file ? [file] : []), ...(opts.input ?? [])];
-  return finish(await dump(paths, { notice: (line) => writeErr(line + '\n') }), opts.output, {});
+  return finish(await dump(paths, inputSettingsOf(opts), { notice: (line) => writeErr(line + '\n') }), opts.output, {});
 }

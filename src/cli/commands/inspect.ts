@@ -1,5 +1,5 @@
 /** `kpx inspect INPUT…`: what each file is, what it holds, and what is wrong with it (src/app/small.ts). */
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { inspect } from '../../app/small.js';
 import { appIO, finish } from '../emit.js';
 

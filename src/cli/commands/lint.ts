@@ -1,5 +1,5 @@
 /** `kpx lint`: find broken and risky dataplane state; exit 1 when findings reach --fail-on. */
-import type { InputOptions } from '../inputs.js';
+import { inputSettingsOf, type InputOptions } from '../input-options.js';
 import { LINT_RULES } from '../../lint/index.js';
 import { findings, type FindingsCommand } from '../../app/lint.js';
 import { appIO, finish, forPeople } from '../emit.js';
@@ -23,5 +23,5 @@ export async function lintAction(inputs: string[], opts: LintCliOptions): Promis
 /** The lint machinery behind `kpx lint` and `kpx migrate-check` (src/app/lint.ts), rendered as asked. */
 export async function findingsAction(inputs: string[], opts: LintCliOptions, cmd: FindingsCommand): Promise<number> {
   const { output, input: _input, nodeIp: _nodeIp, node: _node, color: _color, ...asked } = opts;
-  return finish(await findings({ ...asked, inputs, forPeople: forPeople(output) }, cmd, appIO(opts, output)), output, opts);
+  return finish(await findings({ ...asked, inputs, forPeople: forPeople(output), input: inputSettingsOf(opts) }, cmd, appIO(opts, output)), output, opts);
 }

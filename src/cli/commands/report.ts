@@ -1,5 +1,6 @@
 /** `kpx report -o report.md|report.html`: a one-file incident report of a snapshot, answer first (docs/commands/report.md). */
-import { loadFromOptions, type InputOptions } from '../inputs.js';
+import { loadFromOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { judgeSnapshot } from '../../judge/index.js';
 import { lintSnapshot } from '../../lint/run.js';
 import { drawGraphs, renderReport } from '../../render/report/index.js';
@@ -8,7 +9,7 @@ import { serviceSelector } from './services.js';
 import { noMatchFor } from '../../trace/target.js';
 import { parseTargetArg, reportNoMatch } from '../target.js';
 import { ExitCode, UsageError } from '../exit.js';
-import { writeOutputFile, writeOut, writeErr } from '../output.js';
+import { destinationOf, writeToDestination } from '../output.js';
 
 export interface ReportCliOptions extends InputOptions {
   output: string;
@@ -18,11 +19,13 @@ export interface ReportCliOptions extends InputOptions {
 }
 
 export async function reportAction(positional: string[], opts: ReportCliOptions): Promise<number> {
-  const format = opts.format ?? (/\.html?$/i.test(opts.output) ? 'html' : /\.(md|markdown)$/i.test(opts.output) || opts.output === '-' ? 'md' : undefined);
+  const dest = destinationOf(opts.output);
+  // Markdown on standard output; a file's format from its extension.
+  const format = opts.format ?? (dest.kind === 'stdout' ? 'md' : /\.html?$/i.test(dest.path) ? 'html' : /\.(md|markdown)$/i.test(dest.path) ? 'md' : undefined);
   if (!format) throw new UsageError(`-o ${opts.output}: name the report .md or .html (or give --format md|html)`);
   const sels = opts.service ?? [];
   const preds = sels.map((s) => [s, serviceSelector(s)] as const);
-  const snapshot = await loadFromOptions(positional, opts, opts.output !== '-');
+  const snapshot = await loadFromOptions(positional, opts, dest.kind !== 'stdout');
   const node = await judgeSnapshot(snapshot);
   const res = node.resolution;
   for (const [sel, p] of preds) if (!res.services.some(p)) return reportNoMatch(noMatchFor(parseTargetArg(sel, '--service'), res, snapshot), {});
@@ -37,10 +40,6 @@ export async function reportAction(positional: string[], opts: ReportCliOptions)
     },
     format,
   );
-  if (opts.output === '-') writeOut(text);
-  else {
-    writeOutputFile(opts.output, text);
-    writeErr(`kpx: wrote ${opts.output}\n`);
-  }
+  writeToDestination(dest, text, { announce: true });
   return ExitCode.Ok;
 }

@@ -1,5 +1,5 @@
 /** `kpx reverse POD-IP[:PORT]`: which Services and front ends of this node lead to a pod address (src/app/small.ts). */
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { reverse } from '../../app/small.js';
 import { appIO, finish } from '../emit.js';
 

@@ -1,5 +1,5 @@
 /** `kpx services`: the Services this node's dataplane implements (src/app/services.ts), rendered as asked. */
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { services } from '../../app/services.js';
 import { appIO, finish, forPeople } from '../emit.js';
 

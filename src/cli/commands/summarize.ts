@@ -1,5 +1,5 @@
 /** `kpx summarize -o json`: one node's compact summary for fleets (src/app/summarize.ts). */
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { summarize } from '../../app/summarize.js';
 import { appIO, finish } from '../emit.js';
 

@@ -1,5 +1,5 @@
 /** `kpx trace TARGET`: the packet's road through this node (src/app/trace.ts), rendered as asked. */
-import type { InputOptions } from '../inputs.js';
+import type { InputOptions } from '../input-options.js';
 import { trace } from '../../app/trace.js';
 import { appIO, finish, forPeople } from '../emit.js';
 

@@ -2,7 +2,7 @@
 import { printable, appendAll } from '../../source/index.js';
 import type { Colors } from '../colors.js';
 import { chalkInit, terminalText } from '../colors.js';
-import { assumptionText, boundedStep, conditionText, fateText, formatPct, shownSteps, stepLines, traceJson } from '../trace.js';
+import { assumptionText, boundedStep, conditionText, fateText, formatPct, shownSteps, stepLines, traceJson } from '../trace/index.js';
 import { compareOutcomes, sharedSteps, wrapWords } from '../trace-layout.js';
 import { textWidth } from '../width.js';
 import type { NodeComparison, NodeDifference } from '../../cluster/compare.js';
@@ -204,6 +204,6 @@ export function renderCrossTraceText(t: CrossTrace, c: Colors, opts: { verbose?:
  * hops: [{node, role, arriving?, trace?, outcomeIndex, outcome, next}], end, problems, assumptions, conditions}]}`.
  */
 export function crossTraceJson(t: CrossTrace): CrossTrace {
-  // Long rule texts are cut in every step, as in `trace -o json` (render/trace.ts traceJson).
+  // Long rule texts are cut in every step, as in `trace -o json` (render/trace/json.ts traceJson).
   return { ...t, origin: { ...t.origin, trace: traceJson(t.origin.trace) }, paths: t.paths.map((p) => ({ ...p, hops: p.hops.map((h) => (h.trace ? { ...h, trace: traceJson(h.trace), outcome: { ...h.outcome, steps: h.outcome.steps.map(boundedStep) } } : { ...h, outcome: { ...h.outcome, steps: h.outcome.steps.map(boundedStep) } })) })) };
 }

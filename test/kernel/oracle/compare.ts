@@ -22,7 +22,7 @@ import type { Resolution } from '../../../src/kube/types.js';
 import { parseDestination, type Destination } from '../../../src/trace/packet.js';
 import { tracePacket } from '../../../src/trace/trace.js';
 import type { Trace, Verdict } from '../../../src/trace/types.js';
-import { conditionText } from '../../../src/render/trace.js';
+import { conditionText } from '../../../src/render/trace/index.js';
 import {
   binomialConsistent,
   chiSquareConsistent,

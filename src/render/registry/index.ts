@@ -7,18 +7,22 @@
  *
  * A new output format: a renderer under src/render/<result>/, one line per result kind below, and
  * the choice in the command's `-o` option (src/cli/program.ts). See docs/ARCHITECTURE.md.
+ *
+ * A folder of its own (an area in test/layering/layers.js): the table sits above every renderer,
+ * the node's (src/render) and the cluster's (src/render/cluster, which reads src/cluster's types).
  */
-import type { Renderer, Rendered, RenderContext } from './output.js';
-import { RenderError } from './output.js';
-import { servicesJson, servicesText, servicesYaml, type ServicesResult } from './services/output.js';
-import { noMatchJson, noMatchText, traceApiText, traceJsonOut, traceText, unknownMatchJson, unknownMatchText, type NoMatchResult, type TraceApiResult, type TraceResult, type TraceUnknownMatchResult } from './trace/output.js';
-import { lintGithub, lintJson, lintSarif, lintText, rulesJson, rulesText, type LintOutcomeResult, type LintRulesResult } from './lint/output.js';
-import { inspectJson, inspectText, type InspectResult } from './inspect/output.js';
-import { dumpIptablesSave, dumpJson, type DumpResult } from './dump/output.js';
-import { diffJson, diffText, type DiffResult } from './diff/output.js';
-import { reverseJson, reverseText, type ReverseOutcomeResult } from './reverse/output.js';
-import { schemaJson, schemaListText, type SchemaListResult, type SchemaResult } from './schema/output.js';
-import { summaryJson, type SummaryResult } from './summary/output.js';
+import type { Renderer, Rendered, RenderContext } from '../output.js';
+import { RenderError } from '../output.js';
+import { servicesJson, servicesText, servicesYaml, type ServicesResult } from '../services/output.js';
+import { noMatchJson, noMatchText, traceApiText, traceJsonOut, traceText, unknownMatchJson, unknownMatchText, type NoMatchResult, type TraceApiResult, type TraceResult, type TraceUnknownMatchResult } from '../trace/output.js';
+import { lintGithub, lintJson, lintSarif, lintText, rulesJson, rulesText, type LintOutcomeResult, type LintRulesResult } from '../lint/output.js';
+import { inspectJson, inspectText, type InspectResult } from '../inspect/output.js';
+import { dumpIptablesSave, dumpJson, type DumpResult } from '../dump/output.js';
+import { diffJson, diffText, type DiffResult } from '../diff/output.js';
+import { reverseJson, reverseText, type ReverseOutcomeResult } from '../reverse/output.js';
+import { schemaJson, schemaListText, type SchemaListResult, type SchemaResult } from '../schema/output.js';
+import { summaryJson, type SummaryResult } from '../summary/output.js';
+import { servicesNodesJson, servicesNodesText, servicesNodesYaml, traceClusterJson, traceClusterText, type ServicesNodesResult, type TraceClusterResult } from '../cluster/output.js';
 
 export type Result =
   | ServicesResult
@@ -34,7 +38,9 @@ export type Result =
   | ReverseOutcomeResult
   | SchemaListResult
   | SchemaResult
-  | SummaryResult;
+  | SummaryResult
+  | ServicesNodesResult
+  | TraceClusterResult;
 
 export type ResultKind = Result['kind'];
 type Table = { readonly [K in ResultKind]: Readonly<Record<string, Renderer<Extract<Result, { kind: K }>>>> };
@@ -60,12 +66,14 @@ export const RENDERERS: Table = {
   'schema-list': text(schemaListText),
   schema: { json: schemaJson },
   summary: { json: summaryJson },
+  'services-nodes': { text: servicesNodesText, wide: servicesNodesText, json: servicesNodesJson, yaml: servicesNodesYaml },
+  'trace-cluster': { text: traceClusterText, json: traceClusterJson },
 };
 
 /** The result kinds each command's app function may return (what the registry test checks against each command's -o choices). */
 export const COMMAND_RESULTS: Readonly<Record<string, readonly ResultKind[]>> = {
-  services: ['services', 'no-match'],
-  trace: ['trace', 'trace-unknown-match', 'trace-api', 'no-match'],
+  services: ['services', 'no-match', 'services-nodes'],
+  trace: ['trace', 'trace-unknown-match', 'trace-api', 'no-match', 'trace-cluster'],
   lint: ['lint', 'lint-rules'],
   'migrate-check': ['lint', 'lint-rules'],
   inspect: ['inspect'],
