@@ -7,7 +7,7 @@ import { reasonText } from '../../render/services.js';
 import { renderSvg, SvgUnavailable } from '../../graph/svg.js';
 
 import { ExitCode } from '../exit.js';
-import { writeErr, writeOutputFile, writeOut } from '../output.js';
+import { destinationOf, writeErr, writeOutputFile, writeToDestination } from '../output.js';
 import { noMatchFor, targetSelects } from '../../trace/target.js';
 import { parseTargetArg, reportNoMatch } from '../target.js';
 
@@ -64,10 +64,9 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
       writeErr(`kpx: ${opts.svg} not written: ${e.message}; the graph is printed as DOT instead (dot -Tsvg renders it)\n`);
     }
   }
-  // `--output -` is stdout, as in every command. (A shared destination helper would replace this
-  // comparison: none exists in src/cli yet.)
-  const toFile = opts.output !== undefined && opts.output !== '-';
-  if (toFile) writeOutputFile(opts.output!, text);
-  else if (!drawn || opts.format === 'mermaid' || opts.output === '-') writeOut(opts.svg && !drawn ? dot : text);
+  // `--output -` is stdout, as in every command; with --svg drawn and no --output, stdout stays quiet.
+  const dest = destinationOf(opts.output);
+  const printAnyway = !drawn || opts.format === 'mermaid' || opts.output !== undefined;
+  if (dest.kind === 'path' || printAnyway) writeToDestination(dest, dest.kind === 'stdout' && opts.svg && !drawn ? dot : text);
   return ExitCode.Ok;
 }
