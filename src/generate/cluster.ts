@@ -139,93 +139,135 @@ function v6SourceRange(r: string): string {
   return r;
 }
 
-export function generateCluster(options: GenerateOptions): Cluster {
-  const family: Family = options.family ?? 4;
-  const cni: Cni = options.cni ?? 'flannel';
+/**
+ * Every Service's draft: the catalogue shapes first (drafted against provisional nodes, as the
+ * real ones depend on the number of pods), then the random mix, then the big Service if asked.
+ */
+function draftAll(options: GenerateOptions, family: Family, provisional: readonly NodeInfo[], rng: Rng): Draft[] {
   const mix: Mix = { ...DEFAULT_MIX, ...options.mix };
   const epRange = options.endpoints ?? { min: 1, max: 10 };
-  const rng = createRng(options.seed);
   const shapes = (options.shapes ?? SHAPES).filter((s) => SHAPES.includes(s));
-
-  // Draft everything first so the number of pods (and so nodes) is known.
   const drafts: Draft[] = [];
-  const nodeCountHint = options.nodes;
-  const provisional = makeNodes(Math.max(nodeCountHint ?? 3, 3), family, 16);
-  for (const s of shapes) drafts.push(shapeDraft(s, family, provisional, provisional[1]));
+  for (const s of shapes) drafts.push(shapeDraft(s, family, provisional));
   const draftRng = rng.fork('drafts');
   for (let i = drafts.length; i < options.services; i++) drafts.push(randomDraft(draftRng, i, mix, epRange));
   if (options.bigService && options.bigService > 0) {
     drafts.push({ namespace: 'big', name: 'fanout', type: 'ClusterIP', ports: [{ name: 'http', protocol: 'tcp', port: 80, targetPort: 8080 }], pods: options.bigService, shape: 'big-service' });
   }
+  return drafts;
+}
+
+/** The nodes (about 100 pods each, at least 3) and the cluster CIDR wide enough for their pod ranges. */
+function layOutNodes(drafts: readonly Draft[], family: Family, nodeCountHint: number | undefined): { nodes: NodeInfo[]; clusterCIDR: string } {
   const totalPods = drafts.reduce((n, d) => n + d.pods, 0);
   const nodeCount = Math.max(3, nodeCountHint ?? Math.ceil(totalPods / 100));
   const maxNodes = family === 4 ? 4096 : 65536;
   if (nodeCount > maxNodes) throw new Error(`too many nodes (${nodeCount})`);
   const clusterPrefix = family === 4 ? (nodeCount <= 256 ? 16 : nodeCount <= 1024 ? 14 : 12) : nodeCount <= 256 ? 56 : 48;
   const clusterCIDR = family === 4 ? `10.244.0.0/${clusterPrefix}` : `fd00:10:244::/${clusterPrefix}`;
-  const nodes = makeNodes(nodeCount, family, clusterPrefix);
+  return { nodes: makeNodes(nodeCount, family, clusterPrefix), clusterCIDR };
+}
+
+/** What turning drafts into Services draws from: addresses, node ports and pods, and where pods go. */
+interface Placement {
+  readonly family: Family;
+  readonly alloc: Allocator;
+  readonly pods: PodPool;
+  /** Picks a node other than this one. */
+  readonly place: Rng;
+  readonly thisNode: NodeInfo;
+  readonly others: readonly NodeInfo[];
+  /** The node the `kubernetes` Service's endpoint is on (the control plane), and its provisional stand-in. */
+  readonly apiServerNode: NodeInfo;
+  readonly provisionalApiServerNode: NodeInfo;
+}
+
+/** The draft's pods (shared by all ports of the Service): fixed ones, then new ones placed as the draft asks. */
+function podsOf(d: Draft, at: Placement): { ip: string; node: NodeInfo }[] {
+  const podList: { ip: string; node: NodeInfo }[] = [];
+  if (d.fixedEndpoints) {
+    for (const f of d.fixedEndpoints) podList.push(f.node === at.provisionalApiServerNode ? { ip: at.apiServerNode.ip, node: at.apiServerNode } : f);
+  }
+  for (let k = 0; k < d.pods; k++) {
+    let node: NodeInfo | undefined;
+    if (d.localPods !== undefined && k < d.localPods) node = at.thisNode;
+    else if (d.localPods !== undefined || d.noLocal) node = at.others[at.place.int(0, at.others.length - 1)];
+    podList.push(at.pods.pod(node));
+  }
+  return podList;
+}
+
+/** A draft made a Service: pods, node ports, then the addresses, allocated in that order (the seed's output depends on it). */
+function serviceOf(d: Draft, at: Placement): Service {
+  const { alloc, family } = at;
+  const podList = podsOf(d, at);
+  const type = d.type;
+  const isExternalType = type === 'NodePort' || type === 'LoadBalancer';
+  const ports: ServicePort[] = d.ports.map((p) => {
+    const nodePort = isExternalType ? alloc.nodePort() : null;
+    const eps = sortEndpoints(
+      podList.map((pod) => ({
+        ip: pod.ip,
+        port: d.fixedEndpoints && d.name === 'kubernetes' ? 6443 : p.targetPort,
+        nodeName: pod.node.name,
+        local: pod.node === at.thisNode,
+      })),
+    );
+    return { name: p.name, protocol: p.protocol, port: p.port, targetPort: p.targetPort, nodePort, endpoints: eps };
+  });
+  // Out of NodePorts: the API server would refuse; keep the Service as ClusterIP instead.
+  const effectiveType: ServiceType = isExternalType && ports.some((p) => p.nodePort === null) ? 'ClusterIP' : type;
+  const finalPorts = effectiveType === type ? ports : ports.map((p) => ({ ...p, nodePort: null }));
+  const lbIPs = effectiveType === 'LoadBalancer' ? Array.from({ length: d.loadBalancerIPs ?? 1 }, () => alloc.lbIP()) : [];
+  const eTP: TrafficPolicy = effectiveType !== 'ClusterIP' ? d.externalTrafficPolicy ?? 'Cluster' : 'Cluster';
+  const ranges = effectiveType === 'LoadBalancer' && d.sourceRanges ? (family === 6 ? d.sourceRanges.map(v6SourceRange) : d.sourceRanges) : [];
+  return {
+    namespace: d.namespace,
+    name: d.name,
+    type: effectiveType,
+    clusterIP: d.clusterIP ?? alloc.serviceIP(),
+    ports: finalPorts,
+    externalIPs: Array.from({ length: d.externalIPs ?? 0 }, () => alloc.externalIP()),
+    loadBalancerIPs: lbIPs,
+    loadBalancerSourceRanges: [...new Set(ranges)],
+    externalTrafficPolicy: eTP,
+    internalTrafficPolicy: d.internalTrafficPolicy ?? 'Cluster',
+    sessionAffinity: d.affinity ? { timeoutSeconds: d.affinity } : null,
+    healthCheckNodePort: effectiveType === 'LoadBalancer' && eTP === 'Local' ? alloc.nodePort() : null,
+    shape: d.shape,
+  };
+}
+
+const byNamespaceAndName = (a: Service, b: Service) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export function generateCluster(options: GenerateOptions): Cluster {
+  const family: Family = options.family ?? 4;
+  const cni: Cni = options.cni ?? 'flannel';
+  const rng = createRng(options.seed);
+  // Draft everything first so the number of pods (and so nodes) is known.
+  const provisional = makeNodes(Math.max(options.nodes ?? 3, 3), family, 16);
+  const drafts = draftAll(options, family, provisional, rng);
+  const { nodes, clusterCIDR } = layOutNodes(drafts, family, options.nodes);
   const thisNode = nodes[1];
-  const kubernetesEndpointNode = nodes[0];
-
-  const alloc = makeAllocator(family, rng.fork('alloc'));
-  const pods = makePodPool(nodes, family, rng.fork('pods'));
-  const place = rng.fork('place');
-  const others = nodes.filter((n) => n !== thisNode);
-
+  const at: Placement = {
+    family,
+    alloc: makeAllocator(family, rng.fork('alloc')),
+    pods: makePodPool(nodes, family, rng.fork('pods')),
+    place: rng.fork('place'),
+    thisNode,
+    others: nodes.filter((n) => n !== thisNode),
+    apiServerNode: nodes[0],
+    provisionalApiServerNode: provisional[0],
+  };
   const services: Service[] = [];
   const seen = new Set<string>();
   for (const d of drafts) {
     const key = `${d.namespace}/${d.name}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    // Pods (shared by all ports of the Service).
-    const podList: { ip: string; node: NodeInfo }[] = [];
-    if (d.fixedEndpoints) {
-      for (const f of d.fixedEndpoints) podList.push(f.node === provisional[0] ? { ip: kubernetesEndpointNode.ip, node: kubernetesEndpointNode } : f);
-    }
-    for (let k = 0; k < d.pods; k++) {
-      let node: NodeInfo | undefined;
-      if (d.localPods !== undefined && k < d.localPods) node = thisNode;
-      else if (d.localPods !== undefined || d.noLocal) node = others[place.int(0, others.length - 1)];
-      podList.push(pods.pod(node));
-    }
-    const type = d.type;
-    const isExternalType = type === 'NodePort' || type === 'LoadBalancer';
-    const ports: ServicePort[] = d.ports.map((p) => {
-      const nodePort = isExternalType ? alloc.nodePort() : null;
-      const eps = sortEndpoints(
-        podList.map((pod) => ({
-          ip: pod.ip,
-          port: d.fixedEndpoints && d.name === 'kubernetes' ? 6443 : p.targetPort,
-          nodeName: pod.node.name,
-          local: pod.node === thisNode,
-        })),
-      );
-      return { name: p.name, protocol: p.protocol, port: p.port, targetPort: p.targetPort, nodePort, endpoints: eps };
-    });
-    // Out of NodePorts: the API server would refuse; keep the Service as ClusterIP instead.
-    const effectiveType: ServiceType = isExternalType && ports.some((p) => p.nodePort === null) ? 'ClusterIP' : type;
-    const finalPorts = effectiveType === type ? ports : ports.map((p) => ({ ...p, nodePort: null }));
-    const lbIPs = effectiveType === 'LoadBalancer' ? Array.from({ length: d.loadBalancerIPs ?? 1 }, () => alloc.lbIP()) : [];
-    const eTP: TrafficPolicy = effectiveType !== 'ClusterIP' ? d.externalTrafficPolicy ?? 'Cluster' : 'Cluster';
-    const ranges = effectiveType === 'LoadBalancer' && d.sourceRanges ? (family === 6 ? d.sourceRanges.map(v6SourceRange) : d.sourceRanges) : [];
-    services.push({
-      namespace: d.namespace,
-      name: d.name,
-      type: effectiveType,
-      clusterIP: d.clusterIP ?? alloc.serviceIP(),
-      ports: finalPorts,
-      externalIPs: Array.from({ length: d.externalIPs ?? 0 }, () => alloc.externalIP()),
-      loadBalancerIPs: lbIPs,
-      loadBalancerSourceRanges: [...new Set(ranges)],
-      externalTrafficPolicy: eTP,
-      internalTrafficPolicy: d.internalTrafficPolicy ?? 'Cluster',
-      sessionAffinity: d.affinity ? { timeoutSeconds: d.affinity } : null,
-      healthCheckNodePort: effectiveType === 'LoadBalancer' && eTP === 'Local' ? alloc.nodePort() : null,
-      shape: d.shape,
-    });
+    services.push(serviceOf(d, at));
   }
-  services.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  services.sort(byNamespaceAndName);
   const syncOrder: ServicePortRef[] = [];
   for (const s of services) for (const p of s.ports) syncOrder.push({ service: s, port: p });
   rng.fork('order').shuffle(syncOrder);

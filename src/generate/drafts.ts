@@ -40,8 +40,10 @@ export interface Draft {
   shape: string;
 }
 
-export function shapeDraft(shape: Shape, family: Family, nodes: readonly NodeInfo[], thisNode: NodeInfo): Draft {
-  const p = (name: string | null, protocol: Protocol, port: number, targetPort = port) => ({ name, protocol, port, targetPort });
+const p = (name: string | null, protocol: Protocol, port: number, targetPort = port) => ({ name, protocol, port, targetPort });
+
+/** The draft of one catalogue shape (`nodes`: provisional; the `kubernetes` endpoint is on the first). */
+export function shapeDraft(shape: Shape, family: Family, nodes: readonly NodeInfo[]): Draft {
   const nodeNet = family === 4 ? '172.18.0.0/16' : 'fc00:f853:ccd:e793::/64';
   const ranges = family === 4 ? ['203.0.113.0/25', '198.51.100.7/32'] : ['2001:db8:cafe::/48'];
   const base = { namespace: 'shapes', name: shape, type: 'ClusterIP' as ServiceType, shape };
@@ -117,7 +119,6 @@ export function shapeDraft(shape: Shape, family: Family, nodes: readonly NodeInf
     case 'unnamed-port':
       return { ...base, ports: [p(null, 'tcp', 8080)], pods: 2 };
   }
-  void thisNode;
   throw new Error(`unknown shape ${shape as string}`);
 }
 
