@@ -315,6 +315,7 @@ function addComparisons(program: Command): void {
       .option('--service <target>', 'only the Service ports this target names: ns/name[:port], VIP[:PORT] or nodeport:PORT, each [/proto] (repeatable)', collectRepeatable, [])
       .addOption(new Option('--format <format>', 'graph language').choices(['dot', 'mermaid']).default('dot'))
       .option('--svg <file>', 'also render the graph to this SVG file (Graphviz built in, as WebAssembly)')
+      .option('--full', 'the whole node in full (every chain, set and endpoint), even above 10 Service ports where an overview is drawn')
       .option('--output <file>', 'write the DOT/Mermaid text to this file instead of stdout'),
   ).addHelpText('after', examples('graph'))
     .action((inputs, opts) => run(async () => (await import('./commands/graph.js')).graphAction(inputs, opts)));

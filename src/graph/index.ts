@@ -41,7 +41,8 @@ export interface Graph {
   readonly groups?: readonly { readonly label: string; readonly nodes: readonly string[] }[];
 }
 
-const svcName = (s: ServicePort) => (s.namespace !== null && s.name !== null ? servicePortName(s.namespace, s.name, s.portName) : s.id);
+/** `ns/name:port` (as `--service` takes it), or the Service port's id when no dump names it. */
+export const svcName = (s: ServicePort) => (s.namespace !== null && s.name !== null ? servicePortName(s.namespace, s.name, s.portName) : s.id);
 
 class Builder {
   readonly nodes = new Map<string, GraphNode>();
@@ -298,7 +299,7 @@ export function nodeGraph(snapshot: NodeSnapshot, res: Resolution): Graph {
 // Renderers
 
 // eslint-disable-next-line no-control-regex
-const dotString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n').replace(/[\u0000-\u001f\u007f]/g, '')}"`;
+export const dotString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n').replace(/[\u0000-\u001f\u007f]/g, '')}"`;
 
 const DOT_SHAPE: Record<GraphNodeKind, string> = {
   frontend: 'shape=oval, style=filled, fillcolor="#dbeafe"',

@@ -1,7 +1,9 @@
 /** `kpx graph [--service ns/name]`: the chain/set/virtual-server graph as DOT or Mermaid (or SVG). */
 import { loadFromOptions, type InputOptions } from '../inputs.js';
-import { resolveJudged } from '../../judge/index.js';
+import { judgeSnapshot } from '../../judge/index.js';
 import { serviceGraph, toDot, toMermaid } from '../../graph/index.js';
+import { OVERVIEW_ABOVE, overviewDot, overviewGraph, overviewMermaid } from '../../graph/overview.js';
+import { reasonText } from '../../render/services.js';
 import { renderSvg, SvgUnavailable } from '../../graph/svg.js';
 
 import { ExitCode } from '../exit.js';
@@ -14,11 +16,14 @@ export interface GraphOptions extends InputOptions {
   format: 'dot' | 'mermaid';
   svg?: string;
   output?: string;
+  /** The whole node in full (every chain, set and endpoint) even above OVERVIEW_ABOVE Service ports. */
+  full?: boolean;
 }
 
 export async function graphAction(positional: string[], opts: GraphOptions): Promise<number> {
   const snapshot = await loadFromOptions(positional, opts, false);
-  const res = await resolveJudged(snapshot);
+  const judgement = await judgeSnapshot(snapshot);
+  const res = judgement.resolution;
   let services = res.services;
   const sels = opts.service ?? [];
   if (sels.length) {
@@ -28,12 +33,26 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
     const preds = targets.map(targetSelects);
     services = services.filter((s) => preds.some((p) => p(s)));
   }
-  // A whole node is a big picture (each Service in its own box): tell the person at the terminal how to draw one.
-  if (process.stderr.isTTY && sels.length === 0 && new Set(services.map((s) => `${s.namespace}/${s.name}`)).size > 10) {
-    process.stderr.write(`kpx: the whole node's graph: ${services.length} Service ports, one box per Service; kpx graph --service ns/name draws one\n`);
+  // A whole node above OVERVIEW_ABOVE Service ports is drawn as an overview (one box per Service
+  // port, by namespace, with the judgement's verdict): in full it is thousands of points a side.
+  const overview = sels.length === 0 && !opts.full && services.length > OVERVIEW_ABOVE;
+  let dot: string;
+  let text: string;
+  if (overview) {
+    const o = overviewGraph(services, (s) => {
+      const j = judgement.judgementOf(s);
+      return { state: j.state, reason: reasonText(s, j) };
+    }, snapshot.name);
+    // The picture says it too (its caption); on a terminal one line says it at once. Not when stderr
+    // is a pipe or a file: a script's stderr then holds only what went wrong.
+    if (process.stderr.isTTY) writeErr(`kpx: ${services.length} Service ports (more than ${OVERVIEW_ABOVE}): the whole node drawn as an overview, one box per Service port; kpx graph --service ns/name draws one in full, --full every chain\n`);
+    dot = overviewDot(o);
+    text = opts.format === 'mermaid' ? overviewMermaid(o) : dot;
+  } else {
+    const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
+    dot = toDot(g);
+    text = opts.format === 'mermaid' ? toMermaid(g) : dot;
   }
-  const g = serviceGraph(snapshot, services, sels.length ? `${snapshot.name}: ${sels.join(', ')}` : snapshot.name);
-  const dot = toDot(g);
   let drawn = false;
   if (opts.svg) {
     try {
@@ -45,8 +64,10 @@ export async function graphAction(positional: string[], opts: GraphOptions): Pro
       writeErr(`kpx: ${opts.svg} not written: ${e.message}; the graph is printed as DOT instead (dot -Tsvg renders it)\n`);
     }
   }
-  const text = opts.format === 'mermaid' ? toMermaid(g) : dot;
-  if (opts.output) writeOutputFile(opts.output, text);
+  // `--output -` is stdout, as in every command. (A shared destination helper would replace this
+  // comparison: none exists in src/cli yet.)
+  const toFile = opts.output !== undefined && opts.output !== '-';
+  if (toFile) writeOutputFile(opts.output!, text);
   else if (!drawn || opts.format === 'mermaid' || opts.output === '-') writeOut(opts.svg && !drawn ? dot : text);
   return ExitCode.Ok;
 }

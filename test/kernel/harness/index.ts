@@ -105,6 +105,8 @@ export interface KernelObservation {
 
 export interface KernelNode {
   send(c: KernelCase): Promise<KernelObservation>;
+  /** Answer on these ports from now on (send() adds its own port; a suite names all of its ports at once, which is faster). */
+  listen(ports: readonly number[]): Promise<void>;
   /** Namespace names (for debugging: `ip netns exec NAME iptables-save`). */
   readonly namespaces: { node: string; client: string; pods: string; psrc: string };
   /** DNAT target addresses/ports found in the dump (owned by the pods namespace). */
@@ -492,13 +494,18 @@ class Node implements KernelNode {
     ports.forEach((p) => this.listening.add(p));
   }
 
-  /** Make the responders answer on port too (DNAT without a port keeps the original one). */
-  private async listenOn(port: number): Promise<void> {
-    if (this.listening.has(port)) return;
-    this.listening.add(port);
-    this.procs.push(await startResponder(this.ns.node, [...this.nodeAddrs], [port]));
+  /**
+   * Make the responders answer on these ports too (DNAT without a port keeps the original one).
+   * One responder per namespace for all of them: a responder is a process to start (~0.2 s
+   * quiet, over a second on a busy machine), so a suite names its ports once (listen()).
+   */
+  async listen(ports: readonly number[]): Promise<void> {
+    const fresh = [...new Set(ports)].filter((p) => !this.listening.has(p));
+    if (!fresh.length) return;
+    fresh.forEach((p) => this.listening.add(p));
     const pt = this.podTargets();
-    if (pt.length) this.procs.push(await startResponder(this.ns.pods, pt, [port]));
+    const started = [startResponder(this.ns.node, [...this.nodeAddrs], fresh), ...(pt.length ? [startResponder(this.ns.pods, pt, fresh)] : [])];
+    this.procs.push(...(await Promise.all(started)));
   }
 
   private source(from: KernelSource, family: 4 | 6): { ns: Netns; ip: string | null } {
@@ -588,7 +595,7 @@ class Node implements KernelNode {
     const family = fam(c.dst);
     const dst = canon(c.dst);
     const src = this.source(c.from, family);
-    if (c.proto !== 'sctp') await this.listenOn(c.dport);
+    if (c.proto !== 'sctp') await this.listen([c.dport]);
     const node = this.ns.node;
 
     // Fresh state: no conntrack entries, no recent entries from the previous case.

@@ -89,6 +89,8 @@ export async function runSuite(suite: OracleSuite, log?: (line: string) => void)
       listing = node.nftRuleset;
       kpx = await loadKpx(kpxDumpOf(suite.dump, listing));
     }
+    // Every port the cases send to, answered from the start (one responder start, not one per case).
+    await node.listen(suite.cases.filter((c) => c.proto !== 'sctp' && !c.hairpin).map((c) => c.dport));
     for (const c of suite.cases) {
       const r = await runCase(suite.dump, kpx, node, c);
       results.push(r);
