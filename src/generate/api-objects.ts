@@ -68,158 +68,226 @@ interface EndpointDraft {
   terminating: boolean;
 }
 
-/** The List and what the drift options changed in it. */
-export function apiObjects(cluster: Cluster, opts: ApiObjectsOptions = {}): { list: Json; applied: AppliedDrift[] } {
-  const drift = new Set(opts.drift ?? []);
-  const applied: AppliedDrift[] = [];
-  const items: Json[] = [];
-  const nodeIndex = new Map(cluster.nodes.map((n) => [n.name, n.index]));
-  // Deep copies the drift options may edit.
-  const services = cluster.services.map((s) => ({
-    svc: { ...s, externalIPs: [...s.externalIPs], loadBalancerIPs: [...s.loadBalancerIPs], loadBalancerSourceRanges: [...s.loadBalancerSourceRanges] } as { -readonly [K in keyof Service]: Service[K] },
-    ports: s.ports.map((p) => ({ port: { ...p } as { -readonly [K in keyof ServicePort]: ServicePort[K] }, eps: p.endpoints.map((ep): EndpointDraft => ({ ep, ready: true, terminating: false })) })),
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A Service as the API will show it: a deep copy the drift options may edit, or drop (`keep`). */
+interface ServiceDraft {
+  svc: Mutable<Service>;
+  ports: { port: Mutable<ServicePort>; eps: EndpointDraft[] }[];
+  keep: boolean;
+}
+
+function draftServices(cluster: Cluster): ServiceDraft[] {
+  return cluster.services.map((s) => ({
+    svc: { ...s, externalIPs: [...s.externalIPs], loadBalancerIPs: [...s.loadBalancerIPs], loadBalancerSourceRanges: [...s.loadBalancerSourceRanges] },
+    ports: s.ports.map((p) => ({ port: { ...p }, eps: p.endpoints.map((ep): EndpointDraft => ({ ep, ready: true, terminating: false })) })),
     keep: true,
   }));
-  const pick = (pred: (s: (typeof services)[number]) => boolean) => services.find((s) => s.keep && s.svc.name !== 'kubernetes' && pred(s));
-  const multi = (s: (typeof services)[number]) => s.ports.length === 1 && s.ports[0].eps.length >= 3;
-  const used = new Set<(typeof services)[number]>();
-  const take = (pred: (s: (typeof services)[number]) => boolean) => {
-    const s = pick((x) => !used.has(x) && pred(x));
-    if (s) used.add(s);
-    return s;
-  };
+}
 
-  if (drift.has('service-stale')) {
-    const s = take((x) => x.svc.type === 'ClusterIP' && x.ports.length === 1 && x.ports[0].eps.length > 0 && x.svc.internalTrafficPolicy === 'Cluster');
-    if (s) {
+/**
+ * One drift option that edits a Service of the cluster: which Service it may pick (never `kubernetes`,
+ * never one another option already edited) and the edit, which returns the address concerned.
+ */
+interface ServiceDrift {
+  readonly kind: DriftOption;
+  readonly eligible: (s: ServiceDraft) => boolean;
+  readonly apply: (s: ServiceDraft, family: Cluster['family']) => string;
+}
+
+/** A single-port Service whose endpoints, three or more, no policy or affinity filters. */
+const plainMulti = (x: ServiceDraft) =>
+  x.ports.length === 1 && x.ports[0].eps.length >= 3 && x.svc.type === 'ClusterIP' && x.svc.internalTrafficPolicy === 'Cluster' && x.svc.sessionAffinity === null;
+/** A single-port Service of `type` with endpoints and a Cluster internal policy. */
+const withEndpoints = (x: ServiceDraft, type: Service['type']) =>
+  x.svc.type === type && x.ports.length === 1 && x.ports[0].eps.length > 0 && x.svc.internalTrafficPolicy === 'Cluster';
+
+/** The Service-editing drifts, in the order they pick their Services (the order decides which one each gets). */
+const SERVICE_DRIFTS: readonly ServiceDrift[] = [
+  {
+    kind: 'service-stale',
+    eligible: (x) => withEndpoints(x, 'ClusterIP'),
+    apply: (s) => {
       s.keep = false;
-      applied.push({ kind: 'service-stale', service: spn(s.svc, s.ports[0].port), address: vip(s.svc, s.ports[0].port) });
-    }
-  }
-  if (drift.has('endpoint-stale')) {
-    const s = take((x) => multi(x) && x.svc.type === 'ClusterIP' && x.svc.internalTrafficPolicy === 'Cluster' && x.svc.sessionAffinity === null);
-    if (s) {
+      return vip(s.svc, s.ports[0].port);
+    },
+  },
+  {
+    kind: 'endpoint-stale',
+    eligible: plainMulti,
+    apply: (s) => {
       const gone = s.ports[0].eps.pop()!;
-      applied.push({ kind: 'endpoint-stale', service: spn(s.svc, s.ports[0].port), address: hostPort(gone.ep.ip, gone.ep.port) });
-    }
-  }
-  if (drift.has('terminating-programmed')) {
-    const s = take((x) => multi(x) && x.svc.type === 'ClusterIP' && x.svc.internalTrafficPolicy === 'Cluster' && x.svc.sessionAffinity === null);
-    if (s) {
+      return hostPort(gone.ep.ip, gone.ep.port);
+    },
+  },
+  {
+    kind: 'terminating-programmed',
+    eligible: plainMulti,
+    apply: (s) => {
       const t = s.ports[0].eps[0];
       t.ready = false;
       t.terminating = true;
-      applied.push({ kind: 'terminating-programmed', service: spn(s.svc, s.ports[0].port), address: hostPort(t.ep.ip, t.ep.port) });
-    }
-  }
-  if (drift.has('endpoint-not-programmed')) {
-    const s = take((x) => multi(x) && x.svc.type === 'ClusterIP' && x.svc.internalTrafficPolicy === 'Cluster' && x.svc.sessionAffinity === null);
-    if (s) {
+      return hostPort(t.ep.ip, t.ep.port);
+    },
+  },
+  {
+    kind: 'endpoint-not-programmed',
+    eligible: plainMulti,
+    apply: (s) => {
       const last = s.ports[0].eps[s.ports[0].eps.length - 1].ep;
       const ip = nextIp(last.ip);
       s.ports[0].eps.push({ ep: { ip, port: last.port, nodeName: last.nodeName, local: last.local }, ready: true, terminating: false });
-      applied.push({ kind: 'endpoint-not-programmed', service: spn(s.svc, s.ports[0].port), address: hostPort(ip, last.port) });
-    }
-  }
-  if (drift.has('traffic-policy')) {
-    const s = take((x) => x.svc.type === 'NodePort' && x.svc.externalTrafficPolicy === 'Cluster' && x.ports.length === 1 && x.ports[0].eps.length > 0 && x.svc.internalTrafficPolicy === 'Cluster');
-    if (s) {
+      return hostPort(ip, last.port);
+    },
+  },
+  {
+    kind: 'traffic-policy',
+    eligible: (x) => withEndpoints(x, 'NodePort') && x.svc.externalTrafficPolicy === 'Cluster',
+    apply: (s) => {
       s.svc.externalTrafficPolicy = 'Local';
-      applied.push({ kind: 'traffic-policy', service: spn(s.svc, s.ports[0].port), address: vip(s.svc, s.ports[0].port) });
-    }
-  }
-  if (drift.has('session-affinity')) {
-    const s = take((x) => x.svc.type === 'ClusterIP' && x.svc.sessionAffinity === null && x.ports.length === 1 && x.ports[0].eps.length > 0 && x.svc.internalTrafficPolicy === 'Cluster');
-    if (s) {
+      return vip(s.svc, s.ports[0].port);
+    },
+  },
+  {
+    kind: 'session-affinity',
+    eligible: (x) => withEndpoints(x, 'ClusterIP') && x.svc.sessionAffinity === null,
+    apply: (s) => {
       s.svc.sessionAffinity = { timeoutSeconds: 10800 };
-      applied.push({ kind: 'session-affinity', service: spn(s.svc, s.ports[0].port), address: vip(s.svc, s.ports[0].port) });
-    }
-  }
-  if (drift.has('node-port')) {
-    const s = take((x) => x.svc.type === 'NodePort' && x.ports.length === 1 && x.ports[0].port.nodePort !== null);
-    if (s) {
+      return vip(s.svc, s.ports[0].port);
+    },
+  },
+  {
+    kind: 'node-port',
+    eligible: (x) => x.svc.type === 'NodePort' && x.ports.length === 1 && x.ports[0].port.nodePort !== null,
+    apply: (s) => {
       const np = s.ports[0].port.nodePort! === 32767 ? 30000 : s.ports[0].port.nodePort! + 1;
       s.ports[0].port.nodePort = np;
-      applied.push({ kind: 'node-port', service: spn(s.svc, s.ports[0].port), address: `NodePort ${np}` });
-    }
-  }
-  if (drift.has('external-ip')) {
-    const s = take((x) => x.svc.type === 'ClusterIP' && x.svc.externalIPs.length === 0 && x.ports.length === 1 && x.ports[0].eps.length > 0 && x.svc.internalTrafficPolicy === 'Cluster');
-    if (s) {
-      const ip = cluster.family === 4 ? '192.0.2.250' : '2001:db8::fa';
+      return `NodePort ${np}`;
+    },
+  },
+  {
+    kind: 'external-ip',
+    eligible: (x) => withEndpoints(x, 'ClusterIP') && x.svc.externalIPs.length === 0,
+    apply: (s, family) => {
+      const ip = family === 4 ? '192.0.2.250' : '2001:db8::fa';
       (s.svc.externalIPs as string[]).push(ip);
-      applied.push({ kind: 'external-ip', service: spn(s.svc, s.ports[0].port), address: ip });
-    }
-  }
-  if (drift.has('load-balancer-ip')) {
-    const s = take((x) => x.svc.type === 'LoadBalancer' && x.svc.loadBalancerIPs.length === 1 && x.ports.length === 1 && x.svc.loadBalancerSourceRanges.length === 0);
-    if (s) {
-      const ip = cluster.family === 4 ? '198.51.100.250' : '2001:db8:1::fa';
+      return ip;
+    },
+  },
+  {
+    kind: 'load-balancer-ip',
+    eligible: (x) => x.svc.type === 'LoadBalancer' && x.svc.loadBalancerIPs.length === 1 && x.ports.length === 1 && x.svc.loadBalancerSourceRanges.length === 0,
+    apply: (s, family) => {
+      const ip = family === 4 ? '198.51.100.250' : '2001:db8:1::fa';
       (s.svc.loadBalancerIPs as string[]).push(ip);
-      applied.push({ kind: 'load-balancer-ip', service: spn(s.svc, s.ports[0].port), address: ip });
-    }
-  }
-  if (drift.has('source-range')) {
-    const s = take((x) => x.svc.type === 'LoadBalancer' && x.svc.loadBalancerSourceRanges.length > 0 && x.ports.length === 1);
-    if (s) {
-      const r = cluster.family === 4 ? '100.64.0.0/10' : 'fd99::/64';
+      return ip;
+    },
+  },
+  {
+    kind: 'source-range',
+    eligible: (x) => x.svc.type === 'LoadBalancer' && x.svc.loadBalancerSourceRanges.length > 0 && x.ports.length === 1,
+    apply: (s, family) => {
+      const r = family === 4 ? '100.64.0.0/10' : 'fd99::/64';
       (s.svc.loadBalancerSourceRanges as string[]).push(r);
-      applied.push({ kind: 'source-range', service: spn(s.svc, s.ports[0].port), address: r });
-    }
-  }
+      return r;
+    },
+  },
+];
 
-  for (const n of cluster.nodes) {
-    items.push({
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name, ...(opts.zones === false ? {} : { 'topology.kubernetes.io/zone': zoneOf(n.index) }) } },
-      spec: { podCIDR: n.podCIDR, podCIDRs: [n.podCIDR] },
-      status: { addresses: [{ type: 'InternalIP', address: n.ip }, { type: 'Hostname', address: n.name }] },
-    });
+/** Applies the chosen Service-editing drifts, each to the first eligible Service no other drift took. */
+function applyServiceDrifts(services: ServiceDraft[], drift: ReadonlySet<DriftOption>, family: Cluster['family']): AppliedDrift[] {
+  const applied: AppliedDrift[] = [];
+  const used = new Set<ServiceDraft>();
+  for (const d of SERVICE_DRIFTS) {
+    if (!drift.has(d.kind)) continue;
+    const s = services.find((x) => x.keep && x.svc.name !== 'kubernetes' && !used.has(x) && d.eligible(x));
+    if (!s) continue;
+    used.add(s);
+    const address = d.apply(s, family);
+    applied.push({ kind: d.kind, service: spn(s.svc, s.ports[0].port), address });
   }
-  const pods = new Map<string, Json>();
-  for (const { svc, ports, keep } of services) {
-    if (!keep) continue;
-    items.push(serviceJson(svc, ports.map((p) => p.port)));
-    // One slice per Service (kube-proxy merges slices; the port list is the Service's).
-    const eps = new Map<string, EndpointDraft>();
-    for (const p of ports) for (const e of p.eps) eps.set(e.ep.ip, e);
-    items.push({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: `${svc.name}-x1k2z`, namespace: svc.namespace, labels: { 'kubernetes.io/service-name': svc.name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
-      addressType: cluster.family === 4 ? 'IPv4' : 'IPv6',
-      endpoints: [...eps.values()].map((e) => ({
-        addresses: [e.ep.ip],
-        conditions: { ready: e.ready, serving: true, terminating: e.terminating },
-        nodeName: e.ep.nodeName,
-        ...(opts.zones === false ? {} : { zone: zoneOf(nodeIndex.get(e.ep.nodeName) ?? 0) }),
-        ...(opts.hints && hintEligible(svc, cluster.nodes) ? { hints: { forZones: [{ name: zoneOf(nodeIndex.get(e.ep.nodeName) ?? 0) }] } } : {}),
-        targetRef: { kind: 'Pod', namespace: svc.namespace, name: podName(svc, e.ep) },
-      })),
-      // The slice's ports carry the target port, by the Service port's name and protocol.
-      ports: ports.map((p) => ({ name: p.port.name ?? '', protocol: PROTO[p.port.protocol], port: p.eps[0]?.ep.port ?? p.port.targetPort })),
-    });
-    for (const p of ports) for (const e of p.eps) pods.set(`${svc.namespace}/${podName(svc, e.ep)}`, podJson(svc, e));
-  }
-  if (drift.has('service-not-programmed')) {
-    const ip = cluster.family === 4 ? '10.96.255.250' : 'fd00:10:96::fffa';
-    items.push({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'drift-new', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: ip, clusterIPs: [ip], ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }], selector: { app: 'drift-new' } } });
-    applied.push({ kind: 'service-not-programmed', service: 'default/drift-new:http', address: `${hostPort(ip, 80)}/tcp` });
-  }
-  // Services kube-proxy programs nothing for: headless (with a pod), ExternalName, and a selector-less one without slices.
-  const node = cluster.nodes[0];
-  const headlessIp = cluster.family === 4 ? nextIp(node.podCIDR.split('/')[0], 250) : nextIp(node.podCIDR.split('/')[0], 250);
-  items.push({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'db-headless', namespace: 'data' }, spec: { type: 'ClusterIP', clusterIP: 'None', clusterIPs: ['None'], ports: [{ name: 'pg', port: 5432, protocol: 'TCP', targetPort: 5432 }], selector: { app: 'db' } } });
-  items.push({
+  return applied;
+}
+
+function nodeJson(n: NodeInfo, opts: ApiObjectsOptions): Json {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name, ...(opts.zones === false ? {} : { 'topology.kubernetes.io/zone': zoneOf(n.index) }) } },
+    spec: { podCIDR: n.podCIDR, podCIDRs: [n.podCIDR] },
+    status: { addresses: [{ type: 'InternalIP', address: n.ip }, { type: 'Hostname', address: n.name }] },
+  };
+}
+
+/** One slice per Service (kube-proxy merges slices; the port list is the Service's). */
+function endpointSliceJson(cluster: Cluster, { svc, ports }: ServiceDraft, opts: ApiObjectsOptions, nodeIndex: ReadonlyMap<string, number>): Json {
+  const eps = new Map<string, EndpointDraft>();
+  for (const p of ports) for (const e of p.eps) eps.set(e.ep.ip, e);
+  return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
-    metadata: { name: 'db-headless-h8s7q', namespace: 'data', labels: { 'kubernetes.io/service-name': 'db-headless' } },
+    metadata: { name: `${svc.name}-x1k2z`, namespace: svc.namespace, labels: { 'kubernetes.io/service-name': svc.name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
     addressType: cluster.family === 4 ? 'IPv4' : 'IPv6',
-    endpoints: [{ addresses: [headlessIp], conditions: { ready: true, serving: true, terminating: false }, nodeName: node.name }],
-    ports: [{ name: 'pg', protocol: 'TCP', port: 5432 }],
-  });
-  items.push({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'mail-relay', namespace: 'default' }, spec: { type: 'ExternalName', externalName: 'smtp.example.com' } });
+    endpoints: [...eps.values()].map((e) => ({
+      addresses: [e.ep.ip],
+      conditions: { ready: e.ready, serving: true, terminating: e.terminating },
+      nodeName: e.ep.nodeName,
+      ...(opts.zones === false ? {} : { zone: zoneOf(nodeIndex.get(e.ep.nodeName) ?? 0) }),
+      ...(opts.hints && hintEligible(svc, cluster.nodes) ? { hints: { forZones: [{ name: zoneOf(nodeIndex.get(e.ep.nodeName) ?? 0) }] } } : {}),
+      targetRef: { kind: 'Pod', namespace: svc.namespace, name: podName(svc, e.ep) },
+    })),
+    // The slice's ports carry the target port, by the Service port's name and protocol.
+    ports: ports.map((p) => ({ name: p.port.name ?? '', protocol: PROTO[p.port.protocol], port: p.eps[0]?.ep.port ?? p.port.targetPort })),
+  };
+}
+
+/** The Service the `service-not-programmed` drift adds to the API only, and what it applied. */
+function unprogrammedService(cluster: Cluster): { item: Json; applied: AppliedDrift } {
+  const ip = cluster.family === 4 ? '10.96.255.250' : 'fd00:10:96::fffa';
+  return {
+    item: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'drift-new', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: ip, clusterIPs: [ip], ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }], selector: { app: 'drift-new' } } },
+    applied: { kind: 'service-not-programmed', service: 'default/drift-new:http', address: `${hostPort(ip, 80)}/tcp` },
+  };
+}
+
+/** Services kube-proxy programs nothing for: headless (with a pod's slice) and ExternalName. */
+function servicesWithoutRules(cluster: Cluster): Json[] {
+  const node = cluster.nodes[0];
+  const headlessIp = nextIp(node.podCIDR.split('/')[0], 250);
+  return [
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'db-headless', namespace: 'data' }, spec: { type: 'ClusterIP', clusterIP: 'None', clusterIPs: ['None'], ports: [{ name: 'pg', port: 5432, protocol: 'TCP', targetPort: 5432 }], selector: { app: 'db' } } },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'db-headless-h8s7q', namespace: 'data', labels: { 'kubernetes.io/service-name': 'db-headless' } },
+      addressType: cluster.family === 4 ? 'IPv4' : 'IPv6',
+      endpoints: [{ addresses: [headlessIp], conditions: { ready: true, serving: true, terminating: false }, nodeName: node.name }],
+      ports: [{ name: 'pg', protocol: 'TCP', port: 5432 }],
+    },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'mail-relay', namespace: 'default' }, spec: { type: 'ExternalName', externalName: 'smtp.example.com' } },
+  ];
+}
+
+/** The List and what the drift options changed in it. */
+export function apiObjects(cluster: Cluster, opts: ApiObjectsOptions = {}): { list: Json; applied: AppliedDrift[] } {
+  const drift = new Set(opts.drift ?? []);
+  const services = draftServices(cluster);
+  const applied = applyServiceDrifts(services, drift, cluster.family);
+  const nodeIndex = new Map(cluster.nodes.map((n) => [n.name, n.index]));
+  const items: Json[] = cluster.nodes.map((n) => nodeJson(n, opts));
+  const pods = new Map<string, Json>();
+  for (const draft of services) {
+    if (!draft.keep) continue;
+    items.push(serviceJson(draft.svc, draft.ports.map((p) => p.port)));
+    items.push(endpointSliceJson(cluster, draft, opts, nodeIndex));
+    for (const p of draft.ports) for (const e of p.eps) pods.set(`${draft.svc.namespace}/${podName(draft.svc, e.ep)}`, podJson(draft.svc, e));
+  }
+  if (drift.has('service-not-programmed')) {
+    const { item, applied: added } = unprogrammedService(cluster);
+    items.push(item);
+    applied.push(added);
+  }
+  for (const item of servicesWithoutRules(cluster)) items.push(item);
   for (const p of pods.values()) items.push(p);
   return { list: { apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } }, applied };
 }

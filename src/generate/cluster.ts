@@ -15,168 +15,11 @@ import {
   v6ToString,
 } from './util.js';
 
-export type Protocol = 'tcp' | 'udp' | 'sctp';
-export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
-export type TrafficPolicy = 'Cluster' | 'Local';
-export type Family = 4 | 6;
-export type Cni = 'flannel' | 'calico';
+import type { Cluster, Cni, Endpoint, Family, GenerateOptions, Mix, NodeInfo, Service, ServicePort, ServicePortRef, ServiceType, TrafficPolicy } from './cluster-model.js';
+import { DEFAULT_MIX, SHAPES } from './cluster-model.js';
+import { randomDraft, shapeDraft, type Draft } from './drafts.js';
 
-export interface Endpoint {
-  readonly ip: string;
-  readonly port: number;
-  readonly nodeName: string;
-  /** The pod runs on THIS node. */
-  readonly local: boolean;
-}
-
-export interface ServicePort {
-  /** null for an unnamed port (only allowed on single-port Services). */
-  readonly name: string | null;
-  readonly protocol: Protocol;
-  readonly port: number;
-  readonly targetPort: number;
-  readonly nodePort: number | null;
-  /** Ready endpoints in kube-proxy's order (sorted by the `IP:port` string). */
-  readonly endpoints: readonly Endpoint[];
-}
-
-export interface Service {
-  readonly namespace: string;
-  readonly name: string;
-  readonly type: ServiceType;
-  readonly clusterIP: string;
-  readonly ports: readonly ServicePort[];
-  readonly externalIPs: readonly string[];
-  readonly loadBalancerIPs: readonly string[];
-  readonly loadBalancerSourceRanges: readonly string[];
-  readonly externalTrafficPolicy: TrafficPolicy;
-  readonly internalTrafficPolicy: TrafficPolicy;
-  readonly sessionAffinity: { readonly timeoutSeconds: number } | null;
-  /** Allocated for type=LoadBalancer with externalTrafficPolicy=Local. */
-  readonly healthCheckNodePort: number | null;
-  /** Which catalogue shape produced it ('random' for the mix). */
-  readonly shape: string;
-}
-
-export interface NodeInfo {
-  readonly name: string;
-  readonly index: number;
-  readonly ip: string;
-  /** This node's pod range (a /24 for IPv4, a /64 for IPv6). */
-  readonly podCIDR: string;
-}
-
-export interface Cluster {
-  readonly seed: number;
-  readonly family: Family;
-  readonly cni: Cni;
-  readonly clusterCIDR: string;
-  readonly serviceCIDR: string;
-  /** THIS node. */
-  readonly node: NodeInfo;
-  readonly nodes: readonly NodeInfo[];
-  readonly services: readonly Service[];
-  /** Sum over Service ports of endpoints (kube-proxy's totalEndpoints). */
-  readonly totalEndpoints: number;
-  /** Service ports in the order kube-proxy's Go map iteration happened to visit them. */
-  readonly syncOrder: readonly ServicePortRef[];
-}
-
-export interface ServicePortRef {
-  readonly service: Service;
-  readonly port: ServicePort;
-}
-
-/** The probabilities of the default random mix (per Service). */
-export interface Mix {
-  nodePort: number;
-  loadBalancer: number;
-  externalIPs: number;
-  sourceRanges: number;
-  externalLocal: number;
-  internalLocal: number;
-  affinity: number;
-  noEndpoints: number;
-  udp: number;
-  sctp: number;
-  multiPort: number;
-}
-
-export const DEFAULT_MIX: Mix = {
-  nodePort: 0.08,
-  loadBalancer: 0.04,
-  externalIPs: 0.02,
-  sourceRanges: 0.3,
-  externalLocal: 0.25,
-  internalLocal: 0.02,
-  affinity: 0.03,
-  noEndpoints: 0.04,
-  udp: 0.05,
-  sctp: 0.005,
-  multiPort: 0.2,
-};
-
-/** Named shapes tests can force. Each appears once when listed in `shapes`. */
-export const SHAPES = [
-  'kubernetes',
-  'kube-dns',
-  'single-endpoint',
-  'two-endpoints',
-  'three-endpoints',
-  'seven-endpoints',
-  'no-endpoints',
-  'nodeport',
-  'nodeport-no-endpoints',
-  'nodeport-local',
-  'nodeport-local-no-local-endpoints',
-  'loadbalancer',
-  'loadbalancer-local',
-  'loadbalancer-source-ranges',
-  'loadbalancer-source-ranges-node',
-  'loadbalancer-no-endpoints',
-  'external-ips',
-  'external-ips-no-endpoints',
-  'internal-local',
-  'internal-local-no-local-endpoints',
-  'affinity',
-  'affinity-custom-timeout',
-  'affinity-local',
-  'sctp',
-  'sctp-nodeport',
-  'udp-multiport',
-  'unnamed-port',
-] as const;
-export type Shape = (typeof SHAPES)[number];
-
-export interface GenerateOptions {
-  seed: number;
-  /** Number of Service objects (catalogue shapes included). */
-  services: number;
-  family?: Family;
-  cni?: Cni;
-  /** Number of nodes; default grows with the number of pods (~100 pods per node, at least 3). */
-  nodes?: number;
-  /** Shapes always included first; default: every shape in SHAPES. Use [] for a pure random mix. */
-  shapes?: readonly Shape[];
-  /** Endpoints per Service in the random mix, inclusive range (default 1..10, with a 10% tail up to 20). */
-  endpoints?: { min: number; max: number };
-  /** Add one Service with this many endpoints (e.g. 1100, to force large-cluster mode). */
-  bigService?: number;
-  mix?: Partial<Mix>;
-}
-
-const NAMESPACES = ['default', 'kube-system', 'monitoring', 'ingress', 'payments', 'search', 'cart', 'auth', 'data', 'web'];
-const WORDS = ['api', 'web', 'db', 'cache', 'queue', 'auth', 'search', 'cart', 'front', 'back', 'store', 'gw', 'mail', 'log', 'metrics', 'ui', 'admin', 'billing', 'report', 'sync'];
-const PORT_NAMES: [string, Protocol, number, number][] = [
-  ['http', 'tcp', 80, 8080],
-  ['https', 'tcp', 443, 8443],
-  ['grpc', 'tcp', 9090, 9090],
-  ['metrics', 'tcp', 9100, 9100],
-  ['admin', 'tcp', 8081, 8081],
-  ['dns', 'udp', 53, 5353],
-  ['syslog', 'udp', 514, 5514],
-  ['stats', 'udp', 8125, 8125],
-];
+export * from './cluster-model.js';
 
 interface Allocator {
   serviceIP(): string;
@@ -290,243 +133,141 @@ export function sortEndpoints(eps: Endpoint[]): Endpoint[] {
   return eps.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-interface Draft {
-  namespace: string;
-  name: string;
-  type: ServiceType;
-  clusterIP?: string;
-  ports: { name: string | null; protocol: Protocol; port: number; targetPort: number }[];
-  /** Pods: count and how many must be on this node (-1 = random placement). */
-  pods: number;
-  localPods?: number;
-  /** Pods that must NOT be on this node. */
-  noLocal?: boolean;
-  fixedEndpoints?: { ip: string; node: NodeInfo }[];
-  externalIPs?: number;
-  loadBalancerIPs?: number;
-  sourceRanges?: string[];
-  externalTrafficPolicy?: TrafficPolicy;
-  internalTrafficPolicy?: TrafficPolicy;
-  affinity?: number;
-  shape: string;
-}
-
-function shapeDraft(shape: Shape, family: Family, nodes: readonly NodeInfo[], thisNode: NodeInfo): Draft {
-  const p = (name: string | null, protocol: Protocol, port: number, targetPort = port) => ({ name, protocol, port, targetPort });
-  const nodeNet = family === 4 ? '172.18.0.0/16' : 'fc00:f853:ccd:e793::/64';
-  const ranges = family === 4 ? ['203.0.113.0/25', '198.51.100.7/32'] : ['2001:db8:cafe::/48'];
-  const base = { namespace: 'shapes', name: shape, type: 'ClusterIP' as ServiceType, shape };
-  switch (shape) {
-    case 'kubernetes':
-      return {
-        ...base,
-        namespace: 'default',
-        name: 'kubernetes',
-        clusterIP: family === 4 ? '10.96.0.1' : 'fd00:10:96::1',
-        ports: [p('https', 'tcp', 443, 6443)],
-        pods: 0,
-        fixedEndpoints: [{ ip: nodes[0].ip, node: nodes[0] }],
-      };
-    case 'kube-dns':
-      return {
-        ...base,
-        namespace: 'kube-system',
-        name: 'kube-dns',
-        clusterIP: family === 4 ? '10.96.0.10' : 'fd00:10:96::a',
-        ports: [p('dns', 'udp', 53), p('dns-tcp', 'tcp', 53), p('metrics', 'tcp', 9153)],
-        pods: 2,
-        localPods: 1,
-      };
-    case 'single-endpoint':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 1 };
-    case 'two-endpoints':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 2 };
-    case 'three-endpoints':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 3 };
-    case 'seven-endpoints':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080), p('grpc', 'tcp', 9090)], pods: 7, localPods: 2 };
-    case 'no-endpoints':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 0 };
-    case 'nodeport':
-      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 3 };
-    case 'nodeport-no-endpoints':
-      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 0 };
-    case 'nodeport-local':
-      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, externalTrafficPolicy: 'Local' };
-    case 'nodeport-local-no-local-endpoints':
-      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 2, noLocal: true, externalTrafficPolicy: 'Local' };
-    case 'loadbalancer':
-      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080), p('https', 'tcp', 443, 8443)], pods: 2, loadBalancerIPs: 1 };
-    case 'loadbalancer-local':
-      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, loadBalancerIPs: 1, externalTrafficPolicy: 'Local' };
-    case 'loadbalancer-source-ranges':
-      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 2, loadBalancerIPs: 1, sourceRanges: ranges };
-    case 'loadbalancer-source-ranges-node':
-      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 2, loadBalancerIPs: 2, sourceRanges: [ranges[0], nodeNet] };
-    case 'loadbalancer-no-endpoints':
-      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 0, loadBalancerIPs: 1 };
-    case 'external-ips':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 2, externalIPs: 2 };
-    case 'external-ips-no-endpoints':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 0, externalIPs: 1 };
-    case 'internal-local':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, internalTrafficPolicy: 'Local' };
-    case 'internal-local-no-local-endpoints':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 2, noLocal: true, internalTrafficPolicy: 'Local' };
-    case 'affinity':
-      return { ...base, ports: [p('http', 'tcp', 80, 8080)], pods: 3, affinity: 10800 };
-    case 'affinity-custom-timeout':
-      return { ...base, type: 'NodePort', ports: [p('http', 'tcp', 80, 8080)], pods: 2, affinity: 3600 };
-    case 'affinity-local':
-      return { ...base, type: 'LoadBalancer', ports: [p('http', 'tcp', 80, 8080)], pods: 3, localPods: 1, loadBalancerIPs: 1, affinity: 10800, externalTrafficPolicy: 'Local' };
-    case 'sctp':
-      return { ...base, ports: [p('diameter', 'sctp', 3868)], pods: 2 };
-    case 'sctp-nodeport':
-      return { ...base, type: 'NodePort', ports: [p(null, 'sctp', 9999)], pods: 1 };
-    case 'udp-multiport':
-      return { ...base, ports: [p('dns', 'udp', 53, 5353), p('dns-tcp', 'tcp', 53, 5353), p('syslog', 'udp', 514, 5514)], pods: 2 };
-    case 'unnamed-port':
-      return { ...base, ports: [p(null, 'tcp', 8080)], pods: 2 };
-  }
-  void thisNode;
-  throw new Error(`unknown shape ${shape as string}`);
-}
-
-function randomDraft(rng: Rng, i: number, mix: Mix, epRange: { min: number; max: number }): Draft {
-  const namespace = rng.pick(NAMESPACES);
-  const name = `${rng.pick(WORDS)}-${rng.pick(WORDS)}-${i.toString(36)}`;
-  const r = rng.next();
-  const type: ServiceType = r < mix.loadBalancer ? 'LoadBalancer' : r < mix.loadBalancer + mix.nodePort ? 'NodePort' : 'ClusterIP';
-  const ports: Draft['ports'] = [];
-  if (rng.chance(mix.multiPort)) {
-    const count = rng.int(2, 4);
-    const names = new Set<string>();
-    while (ports.length < count) {
-      const [pn, proto, port, target] = rng.pick(PORT_NAMES);
-      if (names.has(pn)) continue;
-      names.add(pn);
-      ports.push({ name: pn, protocol: proto, port, targetPort: target });
-    }
-  } else {
-    const proto: Protocol = rng.chance(mix.sctp) ? 'sctp' : rng.chance(mix.udp) ? 'udp' : 'tcp';
-    const port = rng.pick([80, 443, 8080, 8443, 9000, 5432, 6379, 3306, 27017, 9092, 11211, 5672]);
-    const named = rng.chance(0.6);
-    ports.push({ name: named ? rng.pick(['http', 'web', 'tcp', 'client', 'main']) : null, protocol: proto, port, targetPort: rng.chance(0.5) ? port : rng.int(1024, 65000) });
-  }
-  let pods = 0;
-  if (!rng.chance(mix.noEndpoints)) {
-    pods = rng.chance(0.9) ? rng.int(epRange.min, epRange.max) : rng.int(epRange.max, Math.max(epRange.max, 20));
-  }
-  const external = type !== 'ClusterIP';
-  return {
-    namespace,
-    name,
-    type,
-    ports,
-    pods,
-    externalIPs: rng.chance(mix.externalIPs) ? rng.int(1, 2) : 0,
-    loadBalancerIPs: type === 'LoadBalancer' ? 1 : 0,
-    sourceRanges: type === 'LoadBalancer' && rng.chance(mix.sourceRanges) ? rng.pick([['10.0.0.0/8'], ['203.0.113.0/24', '198.51.100.0/25'], ['192.168.0.0/16']]) : undefined,
-    externalTrafficPolicy: external && rng.chance(mix.externalLocal) ? 'Local' : 'Cluster',
-    internalTrafficPolicy: rng.chance(mix.internalLocal) ? 'Local' : 'Cluster',
-    affinity: rng.chance(mix.affinity) ? rng.pick([10800, 10800, 600, 3600]) : undefined,
-    shape: 'random',
-  };
-}
-
 function v6SourceRange(r: string): string {
   // Documentation IPv4 ranges have no meaning in an IPv6 cluster: map them to 2001:db8::/32 blocks.
   if (!isV6(r.split('/')[0])) return r.startsWith('10.') ? 'fd00::/8' : '2001:db8:cafe::/48';
   return r;
 }
 
-export function generateCluster(options: GenerateOptions): Cluster {
-  const family: Family = options.family ?? 4;
-  const cni: Cni = options.cni ?? 'flannel';
+/**
+ * Every Service's draft: the catalogue shapes first (drafted against provisional nodes, as the
+ * real ones depend on the number of pods), then the random mix, then the big Service if asked.
+ */
+function draftAll(options: GenerateOptions, family: Family, provisional: readonly NodeInfo[], rng: Rng): Draft[] {
   const mix: Mix = { ...DEFAULT_MIX, ...options.mix };
   const epRange = options.endpoints ?? { min: 1, max: 10 };
-  const rng = createRng(options.seed);
   const shapes = (options.shapes ?? SHAPES).filter((s) => SHAPES.includes(s));
-
-  // Draft everything first so the number of pods (and so nodes) is known.
   const drafts: Draft[] = [];
-  const nodeCountHint = options.nodes;
-  const provisional = makeNodes(Math.max(nodeCountHint ?? 3, 3), family, 16);
-  for (const s of shapes) drafts.push(shapeDraft(s, family, provisional, provisional[1]));
+  for (const s of shapes) drafts.push(shapeDraft(s, family, provisional));
   const draftRng = rng.fork('drafts');
   for (let i = drafts.length; i < options.services; i++) drafts.push(randomDraft(draftRng, i, mix, epRange));
   if (options.bigService && options.bigService > 0) {
     drafts.push({ namespace: 'big', name: 'fanout', type: 'ClusterIP', ports: [{ name: 'http', protocol: 'tcp', port: 80, targetPort: 8080 }], pods: options.bigService, shape: 'big-service' });
   }
+  return drafts;
+}
+
+/** The nodes (about 100 pods each, at least 3) and the cluster CIDR wide enough for their pod ranges. */
+function layOutNodes(drafts: readonly Draft[], family: Family, nodeCountHint: number | undefined): { nodes: NodeInfo[]; clusterCIDR: string } {
   const totalPods = drafts.reduce((n, d) => n + d.pods, 0);
   const nodeCount = Math.max(3, nodeCountHint ?? Math.ceil(totalPods / 100));
   const maxNodes = family === 4 ? 4096 : 65536;
   if (nodeCount > maxNodes) throw new Error(`too many nodes (${nodeCount})`);
   const clusterPrefix = family === 4 ? (nodeCount <= 256 ? 16 : nodeCount <= 1024 ? 14 : 12) : nodeCount <= 256 ? 56 : 48;
   const clusterCIDR = family === 4 ? `10.244.0.0/${clusterPrefix}` : `fd00:10:244::/${clusterPrefix}`;
-  const nodes = makeNodes(nodeCount, family, clusterPrefix);
+  return { nodes: makeNodes(nodeCount, family, clusterPrefix), clusterCIDR };
+}
+
+/** What turning drafts into Services draws from: addresses, node ports and pods, and where pods go. */
+interface Placement {
+  readonly family: Family;
+  readonly alloc: Allocator;
+  readonly pods: PodPool;
+  /** Picks a node other than this one. */
+  readonly place: Rng;
+  readonly thisNode: NodeInfo;
+  readonly others: readonly NodeInfo[];
+  /** The node the `kubernetes` Service's endpoint is on (the control plane), and its provisional stand-in. */
+  readonly apiServerNode: NodeInfo;
+  readonly provisionalApiServerNode: NodeInfo;
+}
+
+/** The draft's pods (shared by all ports of the Service): fixed ones, then new ones placed as the draft asks. */
+function podsOf(d: Draft, at: Placement): { ip: string; node: NodeInfo }[] {
+  const podList: { ip: string; node: NodeInfo }[] = [];
+  if (d.fixedEndpoints) {
+    for (const f of d.fixedEndpoints) podList.push(f.node === at.provisionalApiServerNode ? { ip: at.apiServerNode.ip, node: at.apiServerNode } : f);
+  }
+  for (let k = 0; k < d.pods; k++) {
+    let node: NodeInfo | undefined;
+    if (d.localPods !== undefined && k < d.localPods) node = at.thisNode;
+    else if (d.localPods !== undefined || d.noLocal) node = at.others[at.place.int(0, at.others.length - 1)];
+    podList.push(at.pods.pod(node));
+  }
+  return podList;
+}
+
+/** A draft made a Service: pods, node ports, then the addresses, allocated in that order (the seed's output depends on it). */
+function serviceOf(d: Draft, at: Placement): Service {
+  const { alloc, family } = at;
+  const podList = podsOf(d, at);
+  const type = d.type;
+  const isExternalType = type === 'NodePort' || type === 'LoadBalancer';
+  const ports: ServicePort[] = d.ports.map((p) => {
+    const nodePort = isExternalType ? alloc.nodePort() : null;
+    const eps = sortEndpoints(
+      podList.map((pod) => ({
+        ip: pod.ip,
+        port: d.fixedEndpoints && d.name === 'kubernetes' ? 6443 : p.targetPort,
+        nodeName: pod.node.name,
+        local: pod.node === at.thisNode,
+      })),
+    );
+    return { name: p.name, protocol: p.protocol, port: p.port, targetPort: p.targetPort, nodePort, endpoints: eps };
+  });
+  // Out of NodePorts: the API server would refuse; keep the Service as ClusterIP instead.
+  const effectiveType: ServiceType = isExternalType && ports.some((p) => p.nodePort === null) ? 'ClusterIP' : type;
+  const finalPorts = effectiveType === type ? ports : ports.map((p) => ({ ...p, nodePort: null }));
+  const lbIPs = effectiveType === 'LoadBalancer' ? Array.from({ length: d.loadBalancerIPs ?? 1 }, () => alloc.lbIP()) : [];
+  const eTP: TrafficPolicy = effectiveType !== 'ClusterIP' ? d.externalTrafficPolicy ?? 'Cluster' : 'Cluster';
+  const ranges = effectiveType === 'LoadBalancer' && d.sourceRanges ? (family === 6 ? d.sourceRanges.map(v6SourceRange) : d.sourceRanges) : [];
+  return {
+    namespace: d.namespace,
+    name: d.name,
+    type: effectiveType,
+    clusterIP: d.clusterIP ?? alloc.serviceIP(),
+    ports: finalPorts,
+    externalIPs: Array.from({ length: d.externalIPs ?? 0 }, () => alloc.externalIP()),
+    loadBalancerIPs: lbIPs,
+    loadBalancerSourceRanges: [...new Set(ranges)],
+    externalTrafficPolicy: eTP,
+    internalTrafficPolicy: d.internalTrafficPolicy ?? 'Cluster',
+    sessionAffinity: d.affinity ? { timeoutSeconds: d.affinity } : null,
+    healthCheckNodePort: effectiveType === 'LoadBalancer' && eTP === 'Local' ? alloc.nodePort() : null,
+    shape: d.shape,
+  };
+}
+
+const byNamespaceAndName = (a: Service, b: Service) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export function generateCluster(options: GenerateOptions): Cluster {
+  const family: Family = options.family ?? 4;
+  const cni: Cni = options.cni ?? 'flannel';
+  const rng = createRng(options.seed);
+  // Draft everything first so the number of pods (and so nodes) is known.
+  const provisional = makeNodes(Math.max(options.nodes ?? 3, 3), family, 16);
+  const drafts = draftAll(options, family, provisional, rng);
+  const { nodes, clusterCIDR } = layOutNodes(drafts, family, options.nodes);
   const thisNode = nodes[1];
-  const kubernetesEndpointNode = nodes[0];
-
-  const alloc = makeAllocator(family, rng.fork('alloc'));
-  const pods = makePodPool(nodes, family, rng.fork('pods'));
-  const place = rng.fork('place');
-  const others = nodes.filter((n) => n !== thisNode);
-
+  const at: Placement = {
+    family,
+    alloc: makeAllocator(family, rng.fork('alloc')),
+    pods: makePodPool(nodes, family, rng.fork('pods')),
+    place: rng.fork('place'),
+    thisNode,
+    others: nodes.filter((n) => n !== thisNode),
+    apiServerNode: nodes[0],
+    provisionalApiServerNode: provisional[0],
+  };
   const services: Service[] = [];
   const seen = new Set<string>();
   for (const d of drafts) {
     const key = `${d.namespace}/${d.name}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    // Pods (shared by all ports of the Service).
-    const podList: { ip: string; node: NodeInfo }[] = [];
-    if (d.fixedEndpoints) {
-      for (const f of d.fixedEndpoints) podList.push(f.node === provisional[0] ? { ip: kubernetesEndpointNode.ip, node: kubernetesEndpointNode } : f);
-    }
-    for (let k = 0; k < d.pods; k++) {
-      let node: NodeInfo | undefined;
-      if (d.localPods !== undefined && k < d.localPods) node = thisNode;
-      else if (d.localPods !== undefined || d.noLocal) node = others[place.int(0, others.length - 1)];
-      podList.push(pods.pod(node));
-    }
-    const type = d.type;
-    const isExternalType = type === 'NodePort' || type === 'LoadBalancer';
-    const ports: ServicePort[] = d.ports.map((p) => {
-      const nodePort = isExternalType ? alloc.nodePort() : null;
-      const eps = sortEndpoints(
-        podList.map((pod) => ({
-          ip: pod.ip,
-          port: d.fixedEndpoints && d.name === 'kubernetes' ? 6443 : p.targetPort,
-          nodeName: pod.node.name,
-          local: pod.node === thisNode,
-        })),
-      );
-      return { name: p.name, protocol: p.protocol, port: p.port, targetPort: p.targetPort, nodePort, endpoints: eps };
-    });
-    // Out of NodePorts: the API server would refuse; keep the Service as ClusterIP instead.
-    const effectiveType: ServiceType = isExternalType && ports.some((p) => p.nodePort === null) ? 'ClusterIP' : type;
-    const finalPorts = effectiveType === type ? ports : ports.map((p) => ({ ...p, nodePort: null }));
-    const lbIPs = effectiveType === 'LoadBalancer' ? Array.from({ length: d.loadBalancerIPs ?? 1 }, () => alloc.lbIP()) : [];
-    const eTP: TrafficPolicy = effectiveType !== 'ClusterIP' ? d.externalTrafficPolicy ?? 'Cluster' : 'Cluster';
-    const ranges = effectiveType === 'LoadBalancer' && d.sourceRanges ? (family === 6 ? d.sourceRanges.map(v6SourceRange) : d.sourceRanges) : [];
-    services.push({
-      namespace: d.namespace,
-      name: d.name,
-      type: effectiveType,
-      clusterIP: d.clusterIP ?? alloc.serviceIP(),
-      ports: finalPorts,
-      externalIPs: Array.from({ length: d.externalIPs ?? 0 }, () => alloc.externalIP()),
-      loadBalancerIPs: lbIPs,
-      loadBalancerSourceRanges: [...new Set(ranges)],
-      externalTrafficPolicy: eTP,
-      internalTrafficPolicy: d.internalTrafficPolicy ?? 'Cluster',
-      sessionAffinity: d.affinity ? { timeoutSeconds: d.affinity } : null,
-      healthCheckNodePort: effectiveType === 'LoadBalancer' && eTP === 'Local' ? alloc.nodePort() : null,
-      shape: d.shape,
-    });
+    services.push(serviceOf(d, at));
   }
-  services.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  services.sort(byNamespaceAndName);
   const syncOrder: ServicePortRef[] = [];
   for (const s of services) for (const p of s.ports) syncOrder.push({ service: s, port: p });
   rng.fork('order').shuffle(syncOrder);

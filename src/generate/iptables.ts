@@ -90,103 +90,129 @@ function comment(text: string): string {
   return `-m comment --comment ${saveString(text)}`;
 }
 
-/** Rules of one service port (syncProxyRules' loop body), in kube-proxy's write order. */
-function writeServicePort(ctx: Ctx, p: PortPlan): void {
-  ctx.sep = new Map();
-  const { nat, filter } = ctx;
-  const proto = p.port.protocol;
-  const svc = p.svc;
-  const spn = p.spn;
-  const svcChain = `KUBE-SVC-${p.hash}`;
-  const svlChain = `KUBE-SVL-${p.hash}`;
-  const extChain = `KUBE-EXT-${p.hash}`;
-  const fwChain = `KUBE-FW-${p.hash}`;
-  const internalTrafficChain = p.internalPolicyLocal ? svlChain : svcChain;
-  const externalPolicyChain = p.externalPolicyLocal ? svlChain : svcChain;
-  const lbChain = p.usesFWChain ? fwChain : extChain;
-  const dport = p.port.port;
+/** The chains of one service port (servicePortPolicyClusterChain… in proxier.go) and which of them each kind of traffic enters. */
+interface PortChains {
+  readonly svc: string;
+  readonly svl: string;
+  readonly ext: string;
+  readonly fw: string;
+  /** Where cluster-IP traffic goes: the Local policy chain under internalTrafficPolicy Local. */
+  readonly internalTraffic: string;
+  /** Where the external chain sends traffic: the Local policy chain under externalTrafficPolicy Local. */
+  readonly externalPolicy: string;
+  /** Where load-balancer traffic goes: the firewall chain when source ranges apply. */
+  readonly lb: string;
+}
 
-  let internalFilterTarget = '';
-  let internalFilterComment = '';
-  let externalFilterTarget = '';
-  let externalFilterComment = '';
+function portChains(p: PortPlan): PortChains {
+  const svc = `KUBE-SVC-${p.hash}`;
+  const svl = `KUBE-SVL-${p.hash}`;
+  const ext = `KUBE-EXT-${p.hash}`;
+  const fw = `KUBE-FW-${p.hash}`;
+  return { svc, svl, ext, fw, internalTraffic: p.internalPolicyLocal ? svl : svc, externalPolicy: p.externalPolicyLocal ? svl : svc, lb: p.usesFWChain ? fw : ext };
+}
+
+/** The filter table's answer to traffic without (local) endpoints: REJECT with none at all, DROP with none local. */
+interface NoEndpointFilter {
+  readonly internalTarget: string;
+  readonly internalComment: string;
+  readonly externalTarget: string;
+  readonly externalComment: string;
+}
+
+function noEndpointFilter(ctx: Ctx, p: PortPlan): NoEndpointFilter {
   if (!p.hasEndpoints) {
-    internalFilterTarget = externalFilterTarget = `REJECT --reject-with ${ctx.rejectWith}`;
-    internalFilterComment = externalFilterComment = `${spn} has no endpoints`;
-  } else {
-    if (!p.hasInternalEndpoints) {
-      internalFilterTarget = 'DROP';
-      internalFilterComment = `${spn} has no local endpoints`;
-    }
-    if (!p.hasExternalEndpoints) {
-      externalFilterTarget = 'DROP';
-      externalFilterComment = `${spn} has no local endpoints`;
-    }
+    const target = `REJECT --reject-with ${ctx.rejectWith}`;
+    const why = `${p.spn} has no endpoints`;
+    return { internalTarget: target, internalComment: why, externalTarget: target, externalComment: why };
   }
+  const why = `${p.spn} has no local endpoints`;
+  return {
+    internalTarget: p.hasInternalEndpoints ? '' : 'DROP',
+    internalComment: p.hasInternalEndpoints ? '' : why,
+    externalTarget: p.hasExternalEndpoints ? '' : 'DROP',
+    externalComment: p.hasExternalEndpoints ? '' : why,
+  };
+}
 
-  // Capture the clusterIP.
+/** The captures: the cluster IP, external IPs, load-balancer IPs, node ports and the health-check node port, in nat (or filter, without endpoints). */
+function writeCaptures(ctx: Ctx, p: PortPlan, ch: PortChains, nf: NoEndpointFilter): void {
+  const { nat, filter } = ctx;
+  const { svc, spn } = p;
+  const proto = p.port.protocol;
+  const dport = p.port.port;
   if (p.hasInternalEndpoints) {
-    nat.add('KUBE-SERVICES', `-d ${hostCidr(svc.clusterIP)} -p ${proto} ${comment(`${spn} cluster IP`)} ${portMatch(proto, dport)} -j ${internalTrafficChain}`);
+    nat.add('KUBE-SERVICES', `-d ${hostCidr(svc.clusterIP)} -p ${proto} ${comment(`${spn} cluster IP`)} ${portMatch(proto, dport)} -j ${ch.internalTraffic}`);
   } else {
-    filter.add('KUBE-SERVICES', `-d ${hostCidr(svc.clusterIP)} -p ${proto} ${comment(internalFilterComment)} ${portMatch(proto, dport)} -j ${internalFilterTarget}`);
+    filter.add('KUBE-SERVICES', `-d ${hostCidr(svc.clusterIP)} -p ${proto} ${comment(nf.internalComment)} ${portMatch(proto, dport)} -j ${nf.internalTarget}`);
   }
-  // Capture externalIPs.
   for (const ip of svc.externalIPs) {
-    if (p.hasEndpoints) nat.add('KUBE-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(`${spn} external IP`)} ${portMatch(proto, dport)} -j ${extChain}`);
-    if (!p.hasExternalEndpoints) filter.add('KUBE-EXTERNAL-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(externalFilterComment)} ${portMatch(proto, dport)} -j ${externalFilterTarget}`);
+    if (p.hasEndpoints) nat.add('KUBE-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(`${spn} external IP`)} ${portMatch(proto, dport)} -j ${ch.ext}`);
+    if (!p.hasExternalEndpoints) filter.add('KUBE-EXTERNAL-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(nf.externalComment)} ${portMatch(proto, dport)} -j ${nf.externalTarget}`);
   }
-  // Capture load-balancer ingress.
   for (const ip of svc.loadBalancerIPs) {
-    if (p.hasEndpoints) nat.add('KUBE-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(`${spn} loadbalancer IP`)} ${portMatch(proto, dport)} -j ${lbChain}`);
-    if (p.usesFWChain) filter.add('KUBE-PROXY-FIREWALL', `-d ${hostCidr(ip)} -p ${proto} ${comment(`${spn} traffic not accepted by ${fwChain}`)} ${portMatch(proto, dport)} -j DROP`);
+    if (p.hasEndpoints) nat.add('KUBE-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(`${spn} loadbalancer IP`)} ${portMatch(proto, dport)} -j ${ch.lb}`);
+    if (p.usesFWChain) filter.add('KUBE-PROXY-FIREWALL', `-d ${hostCidr(ip)} -p ${proto} ${comment(`${spn} traffic not accepted by ${ch.fw}`)} ${portMatch(proto, dport)} -j DROP`);
   }
   if (!p.hasExternalEndpoints) {
-    for (const ip of svc.loadBalancerIPs) filter.add('KUBE-EXTERNAL-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(externalFilterComment)} ${portMatch(proto, dport)} -j ${externalFilterTarget}`);
+    for (const ip of svc.loadBalancerIPs) filter.add('KUBE-EXTERNAL-SERVICES', `-d ${hostCidr(ip)} -p ${proto} ${comment(nf.externalComment)} ${portMatch(proto, dport)} -j ${nf.externalTarget}`);
   }
-  // Capture nodeports.
   if (p.port.nodePort !== null) {
-    if (p.hasEndpoints) nat.add('KUBE-NODEPORTS', `-p ${proto} ${comment(spn)} ${portMatch(proto, p.port.nodePort)} -j ${extChain}`);
-    if (!p.hasExternalEndpoints) filter.add('KUBE-EXTERNAL-SERVICES', `-p ${proto} ${comment(externalFilterComment)} -m addrtype --dst-type LOCAL ${portMatch(proto, p.port.nodePort)} -j ${externalFilterTarget}`);
+    if (p.hasEndpoints) nat.add('KUBE-NODEPORTS', `-p ${proto} ${comment(spn)} ${portMatch(proto, p.port.nodePort)} -j ${ch.ext}`);
+    if (!p.hasExternalEndpoints) filter.add('KUBE-EXTERNAL-SERVICES', `-p ${proto} ${comment(nf.externalComment)} -m addrtype --dst-type LOCAL ${portMatch(proto, p.port.nodePort)} -j ${nf.externalTarget}`);
   }
-  // Capture healthCheckNodePorts.
   if (svc.healthCheckNodePort !== null) {
     filter.add('KUBE-NODEPORTS', `-p tcp ${comment(`${spn} health check node port`)} -m tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`);
   }
+}
 
-  // Internal traffic: masquerade off-cluster sources.
-  if (p.hasInternalEndpoints) {
-    nat.add(internalTrafficChain, masqRule(ctx, svc.clusterIP, proto, dport, `${spn} cluster IP`));
+/** KUBE-EXT-: masquerade (Cluster policy), or pod and LOCAL traffic short-circuited to the cluster chain (Local policy). */
+function writeExternalChain(ctx: Ctx, p: PortPlan, ch: PortChains): void {
+  const { nat } = ctx;
+  const spn = p.spn;
+  nat.chain(ch.ext);
+  if (!p.externalPolicyLocal) {
+    nat.add(ch.ext, `${comment(`masquerade traffic for ${spn} external destinations`)} -j KUBE-MARK-MASQ`);
+  } else {
+    nat.add(ch.ext, `${ctx.localDetectorLocal}${comment(`pod traffic for ${spn} external destinations`)} -j ${ch.svc}`);
+    nat.add(ch.ext, `${comment(`masquerade LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`);
+    nat.add(ch.ext, `${comment(`route LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j ${ch.svc}`);
   }
-  // External traffic chain.
-  if (p.usesExternalTrafficChain) {
-    nat.chain(extChain);
-    if (!p.externalPolicyLocal) {
-      nat.add(extChain, `${comment(`masquerade traffic for ${spn} external destinations`)} -j KUBE-MARK-MASQ`);
-    } else {
-      nat.add(extChain, `${ctx.localDetectorLocal}${comment(`pod traffic for ${spn} external destinations`)} -j ${svcChain}`);
-      nat.add(extChain, `${comment(`masquerade LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`);
-      nat.add(extChain, `${comment(`route LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j ${svcChain}`);
-    }
-    if (p.hasExternalEndpoints) nat.add(extChain, `-j ${externalPolicyChain}`);
-  }
-  // Firewall chain.
-  if (p.usesFWChain) {
-    const c = comment(`${spn} loadbalancer IP`);
-    for (const cidr of svc.loadBalancerSourceRanges) nat.add(fwChain, `-s ${cidr} ${c} -j ${extChain}`);
-    if (p.allowFromNode) for (const ip of svc.loadBalancerIPs) nat.add(fwChain, `-s ${hostCidr(ip)} ${c} -j ${extChain}`);
-    nat.add(fwChain, comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`));
-  }
-  if (p.usesClusterPolicyChain) writeServiceToEndpointRules(ctx, p, svcChain, p.clusterEndpoints);
-  if (p.usesLocalPolicyChain) writeServiceToEndpointRules(ctx, p, svlChain, p.localEndpoints);
+  if (p.hasExternalEndpoints) nat.add(ch.ext, `-j ${ch.externalPolicy}`);
+}
 
-  // Endpoint chains.
+/** KUBE-FW-: the source ranges (and the node's own load-balancer IPs when a range holds the node) go on; the rest is dropped in filter. */
+function writeFirewallChain(ctx: Ctx, p: PortPlan, ch: PortChains): void {
+  const c = comment(`${p.spn} loadbalancer IP`);
+  for (const cidr of p.svc.loadBalancerSourceRanges) ctx.nat.add(ch.fw, `-s ${cidr} ${c} -j ${ch.ext}`);
+  if (p.allowFromNode) for (const ip of p.svc.loadBalancerIPs) ctx.nat.add(ch.fw, `-s ${hostCidr(ip)} ${c} -j ${ch.ext}`);
+  ctx.nat.add(ch.fw, comment(`other traffic to ${p.spn} will be dropped by KUBE-PROXY-FIREWALL`));
+}
+
+/** KUBE-SEP-: hairpin masquerade, then DNAT to the endpoint (recording it for session affinity). */
+function writeEndpointChains(ctx: Ctx, p: PortPlan): void {
+  const proto = p.port.protocol;
   for (const ep of p.reachableEndpoints) {
     const sep = sepOf(ctx, p, ep.ip, ep.port);
-    const c = ctx.largeCluster ? '' : `${comment(spn)} `;
-    nat.add(sep, `-s ${hostCidr(ep.ip)} ${c}-j KUBE-MARK-MASQ`);
-    const recent = svc.sessionAffinity ? `-m recent --set --name ${sep} --mask ${ctx.recentMask} --rsource ` : '';
-    nat.add(sep, `-p ${proto} ${c}${recent}${portMatch(proto)} -j DNAT --to-destination ${joinHostPort(ep.ip, ep.port)}`);
+    const c = ctx.largeCluster ? '' : `${comment(p.spn)} `;
+    ctx.nat.add(sep, `-s ${hostCidr(ep.ip)} ${c}-j KUBE-MARK-MASQ`);
+    const recent = p.svc.sessionAffinity ? `-m recent --set --name ${sep} --mask ${ctx.recentMask} --rsource ` : '';
+    ctx.nat.add(sep, `-p ${proto} ${c}${recent}${portMatch(proto)} -j DNAT --to-destination ${joinHostPort(ep.ip, ep.port)}`);
   }
+}
+
+/** Rules of one service port (syncProxyRules' loop body), in kube-proxy's write order. */
+function writeServicePort(ctx: Ctx, p: PortPlan): void {
+  ctx.sep = new Map();
+  const ch = portChains(p);
+  writeCaptures(ctx, p, ch, noEndpointFilter(ctx, p));
+  // Internal traffic: masquerade off-cluster sources.
+  if (p.hasInternalEndpoints) ctx.nat.add(ch.internalTraffic, masqRule(ctx, p.svc.clusterIP, p.port.protocol, p.port.port, `${p.spn} cluster IP`));
+  if (p.usesExternalTrafficChain) writeExternalChain(ctx, p, ch);
+  if (p.usesFWChain) writeFirewallChain(ctx, p, ch);
+  if (p.usesClusterPolicyChain) writeServiceToEndpointRules(ctx, p, ch.svc, p.clusterEndpoints);
+  if (p.usesLocalPolicyChain) writeServiceToEndpointRules(ctx, p, ch.svl, p.localEndpoints);
+  writeEndpointChains(ctx, p);
 }
 
 function masqRule(ctx: Ctx, clusterIP: string, proto: Protocol, dport: number, commentText: string): string {

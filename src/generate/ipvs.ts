@@ -287,8 +287,24 @@ export function ipvsIptablesSave(cluster: Cluster, options: IpvsIptablesOptions 
   return collect((sink) => writeIpvsIptablesSave(cluster, options, state, sink));
 }
 
-export function writeIpvsIptablesSave(cluster: Cluster, options: IpvsIptablesOptions, state: IpvsState, sink: Sink): void {
-  const v6 = cluster.family === 6;
+/** kube-proxy's ipsets as its iptables rules name them: the family's name, whether it has members, its comment. */
+interface SetsView {
+  name(n: string): string;
+  has(n: string): boolean;
+  comment(n: string): string;
+}
+
+function setsView(state: IpvsState, v6: boolean): SetsView {
+  const name = (n: string) => ipsetName(n, v6);
+  return {
+    name,
+    has: (n) => state.sets.find((s) => s.name === name(n))!.members.length > 0,
+    comment: (n) => saveString(SET_INFO.find((s) => s[0] === n)![2]),
+  };
+}
+
+/** The three tables with kube-proxy's chains declared (canaries, the IPVS-mode chains). */
+function ipvsModeTables(): { mangle: SaveTable; filter: SaveTable; nat: SaveTable } {
   const mangle = new SaveTable('mangle', BUILTINS.mangle);
   const filter = new SaveTable('filter', BUILTINS.filter);
   const nat = new SaveTable('nat', BUILTINS.nat);
@@ -299,11 +315,11 @@ export function writeIpvsIptablesSave(cluster: Cluster, options: IpvsIptablesOpt
   }
   for (const c of ['KUBE-SERVICES', 'KUBE-POSTROUTING', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ']) nat.chain(c);
   for (const c of ['KUBE-FORWARD', 'KUBE-NODE-PORT', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER']) filter.chain(c);
-  const name = (n: string) => ipsetName(n, v6);
-  const has = (n: string) => state.sets.find((s) => s.name === name(n))!.members.length > 0;
-  const setComment = (n: string) => saveString(SET_INFO.find((s) => s[0] === n)![2]);
+  return { mangle, filter, nat };
+}
 
-  // Jump rules (iptablesJumpChain, each prepended, so later entries come first).
+/** Jump rules from the built-in chains (iptablesJumpChain, each prepended, so later entries come first). */
+function writeHookJumps(filter: SaveTable, nat: SaveTable): void {
   filter.add('INPUT', '-m comment --comment "kubernetes ipvs access filter" -j KUBE-IPVS-FILTER');
   filter.add('INPUT', '-m comment --comment "kube-proxy firewall rules" -j KUBE-PROXY-FIREWALL');
   filter.add('INPUT', '-m comment --comment "kubernetes health check rules" -j KUBE-NODE-PORT');
@@ -313,37 +329,44 @@ export function writeIpvsIptablesSave(cluster: Cluster, options: IpvsIptablesOpt
   nat.add('PREROUTING', '-m comment --comment "kubernetes service portals" -j KUBE-SERVICES');
   nat.add('OUTPUT', '-m comment --comment "kubernetes service portals" -j KUBE-SERVICES');
   nat.add('POSTROUTING', '-m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING');
+}
 
+/** Sets whose rule is written only when they have members: the set, its table, the chain, the target, the match flags, the protocol. */
+const RULE_PER_SET: readonly (readonly [string, 'nat' | 'filter', string, string, string, string])[] = [
+  ['KUBE-LOOP-BACK', 'nat', 'KUBE-POSTROUTING', 'MASQUERADE', 'dst,dst,src', ''],
+  ['KUBE-LOAD-BALANCER', 'nat', 'KUBE-SERVICES', 'KUBE-LOAD-BALANCER', 'dst,dst', ''],
+  ['KUBE-LOAD-BALANCER-LOCAL', 'nat', 'KUBE-LOAD-BALANCER', 'RETURN', 'dst,dst', ''],
+  ['KUBE-NODE-PORT-LOCAL-TCP', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst', 'tcp'],
+  ['KUBE-NODE-PORT-TCP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'tcp'],
+  ['KUBE-NODE-PORT-LOCAL-UDP', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst', 'udp'],
+  ['KUBE-NODE-PORT-UDP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'udp'],
+  ['KUBE-NODE-PORT-LOCAL-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst,dst', 'sctp'],
+  ['KUBE-NODE-PORT-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst,dst', 'sctp'],
+  ['KUBE-LOAD-BALANCER-FW', 'filter', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL', 'dst,dst', ''],
+  ['KUBE-LOAD-BALANCER-SOURCE-CIDR', 'filter', 'KUBE-SOURCE-RANGES-FIREWALL', 'RETURN', 'dst,dst,src', ''],
+  ['KUBE-LOAD-BALANCER-SOURCE-IP', 'filter', 'KUBE-SOURCE-RANGES-FIREWALL', 'RETURN', 'dst,dst,src', ''],
+];
+
+/** The rules that depend on the sets' contents (writeIptablesRules in proxier.go), in its order. */
+function writeSetRules(cluster: Cluster, options: IpvsIptablesOptions, state: IpvsState, sets: SetsView, filter: SaveTable, nat: SaveTable): void {
+  const v6 = cluster.family === 6;
+  const { name, has } = sets;
   nat.add('KUBE-SERVICES', `-s ${v6 ? '::1/128' : '127.0.0.0/8'} -j RETURN`);
-  const withChain: [string, 'nat' | 'filter', string, string, string, string][] = [
-    ['KUBE-LOOP-BACK', 'nat', 'KUBE-POSTROUTING', 'MASQUERADE', 'dst,dst,src', ''],
-    ['KUBE-LOAD-BALANCER', 'nat', 'KUBE-SERVICES', 'KUBE-LOAD-BALANCER', 'dst,dst', ''],
-    ['KUBE-LOAD-BALANCER-LOCAL', 'nat', 'KUBE-LOAD-BALANCER', 'RETURN', 'dst,dst', ''],
-    ['KUBE-NODE-PORT-LOCAL-TCP', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst', 'tcp'],
-    ['KUBE-NODE-PORT-TCP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'tcp'],
-    ['KUBE-NODE-PORT-LOCAL-UDP', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst', 'udp'],
-    ['KUBE-NODE-PORT-UDP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'udp'],
-    ['KUBE-NODE-PORT-LOCAL-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst,dst', 'sctp'],
-    ['KUBE-NODE-PORT-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst,dst', 'sctp'],
-    ['KUBE-LOAD-BALANCER-FW', 'filter', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL', 'dst,dst', ''],
-    ['KUBE-LOAD-BALANCER-SOURCE-CIDR', 'filter', 'KUBE-SOURCE-RANGES-FIREWALL', 'RETURN', 'dst,dst,src', ''],
-    ['KUBE-LOAD-BALANCER-SOURCE-IP', 'filter', 'KUBE-SOURCE-RANGES-FIREWALL', 'RETURN', 'dst,dst,src', ''],
-  ];
-  for (const [set, table, from, to, match, proto] of withChain) {
+  for (const [set, table, from, to, match, proto] of RULE_PER_SET) {
     if (!has(set)) continue;
     const t = table === 'nat' ? nat : filter;
-    t.add(from, `${proto ? `-p ${proto} ` : ''}-m comment --comment ${setComment(set)} -m set --match-set ${name(set)} ${match} -j ${to}`);
+    t.add(from, `${proto ? `-p ${proto} ` : ''}-m comment --comment ${sets.comment(set)} -m set --match-set ${name(set)} ${match} -j ${to}`);
   }
   if (has('KUBE-CLUSTER-IP')) {
-    nat.add('KUBE-SERVICES', `! -s ${cluster.clusterCIDR} -m comment --comment ${setComment('KUBE-CLUSTER-IP')} -m set --match-set ${name('KUBE-CLUSTER-IP')} dst,dst -j KUBE-MARK-MASQ`);
+    nat.add('KUBE-SERVICES', `! -s ${cluster.clusterCIDR} -m comment --comment ${sets.comment('KUBE-CLUSTER-IP')} -m set --match-set ${name('KUBE-CLUSTER-IP')} dst,dst -j KUBE-MARK-MASQ`);
   }
   const externalRules = (set: string) => {
-    const base = `-m comment --comment ${setComment(set)} -m set --match-set ${name(set)} dst,dst`;
+    const base = `-m comment --comment ${sets.comment(set)} -m set --match-set ${name(set)} dst,dst`;
     nat.add('KUBE-SERVICES', `${base} -m physdev ! --physdev-is-in -m addrtype ! --src-type LOCAL -j ACCEPT`);
     nat.add('KUBE-SERVICES', `${base} -m addrtype --dst-type LOCAL -j ACCEPT`);
   };
   if (has('KUBE-EXTERNAL-IP')) {
-    nat.add('KUBE-SERVICES', `-m comment --comment ${setComment('KUBE-EXTERNAL-IP')} -m set --match-set ${name('KUBE-EXTERNAL-IP')} dst,dst -j KUBE-MARK-MASQ`);
+    nat.add('KUBE-SERVICES', `-m comment --comment ${sets.comment('KUBE-EXTERNAL-IP')} -m set --match-set ${name('KUBE-EXTERNAL-IP')} dst,dst -j KUBE-MARK-MASQ`);
     externalRules('KUBE-EXTERNAL-IP');
   }
   if (has('KUBE-EXTERNAL-IP-LOCAL')) externalRules('KUBE-EXTERNAL-IP-LOCAL');
@@ -358,9 +381,14 @@ export function writeIpvsIptablesSave(cluster: Cluster, options: IpvsIptablesOpt
   for (const set of ['KUBE-CLUSTER-IP', 'KUBE-LOAD-BALANCER']) {
     if (has(set)) nat.add('KUBE-SERVICES', `-m set --match-set ${name(set)} dst,dst -j ACCEPT`);
   }
+}
+
+/** The rules written whatever the sets hold: forwarding, health checks, the IPVS access filter, masquerade. */
+function writeFixedRules(v6: boolean, sets: SetsView, filter: SaveTable, nat: SaveTable): void {
+  const { name } = sets;
   filter.add('KUBE-FORWARD', '-m comment --comment "kubernetes forwarding rules" -m mark --mark 0x4000/0x4000 -j ACCEPT');
   filter.add('KUBE-FORWARD', '-m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
-  filter.add('KUBE-NODE-PORT', `-m comment --comment ${setComment('KUBE-HEALTH-CHECK-NODE-PORT')} -m set --match-set ${name('KUBE-HEALTH-CHECK-NODE-PORT')} dst -j ACCEPT`);
+  filter.add('KUBE-NODE-PORT', `-m comment --comment ${sets.comment('KUBE-HEALTH-CHECK-NODE-PORT')} -m set --match-set ${name('KUBE-HEALTH-CHECK-NODE-PORT')} dst -j ACCEPT`);
   filter.add('KUBE-IPVS-FILTER', `-m set --match-set ${name('KUBE-LOAD-BALANCER')} dst,dst -j RETURN`);
   filter.add('KUBE-IPVS-FILTER', `-m set --match-set ${name('KUBE-CLUSTER-IP')} dst,dst -j RETURN`);
   filter.add('KUBE-IPVS-FILTER', `-m set --match-set ${name('KUBE-EXTERNAL-IP')} dst,dst -j RETURN`);
@@ -371,6 +399,15 @@ export function writeIpvsIptablesSave(cluster: Cluster, options: IpvsIptablesOpt
   nat.add('KUBE-POSTROUTING', '-j MARK --set-xmark 0x4000/0x0');
   nat.add('KUBE-POSTROUTING', '-m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully');
   nat.add('KUBE-MARK-MASQ', '-j MARK --set-xmark 0x4000/0x4000');
+}
+
+export function writeIpvsIptablesSave(cluster: Cluster, options: IpvsIptablesOptions, state: IpvsState, sink: Sink): void {
+  const v6 = cluster.family === 6;
+  const { mangle, filter, nat } = ipvsModeTables();
+  const sets = setsView(state, v6);
+  writeHookJumps(filter, nat);
+  writeSetRules(cluster, options, state, sets, filter, nat);
+  writeFixedRules(v6, sets, filter, nat);
   printSave({ mangle, filter, nat }, cluster.family, cluster.seed, { ...options, date: options.date ?? DEFAULT_DATE }, sink);
 }
 

@@ -47,29 +47,30 @@ function localPods(cluster: Cluster): string[] {
   return [...set];
 }
 
-/** The node's interfaces in ifindex order. */
-export function nodeInterfaces(cluster: Cluster, options: NodeOptions = {}): Iface[] {
-  const v6 = cluster.family === 6;
+/** An interface before its ifindex, which is its place in the node's list. */
+type IfaceDraft = Omit<Iface, 'index'>;
+
+const loopback = (): IfaceDraft => ({
+  name: 'lo',
+  printed: 'lo',
+  flags: 'LOOPBACK,UP,LOWER_UP',
+  mtu: 65536,
+  qdisc: 'noqueue',
+  state: 'UNKNOWN',
+  qlen: 1000,
+  link: 'link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00',
+  addrs: [
+    { cidr: '127.0.0.1/8', scope: 'host lo', v6: false },
+    { cidr: '::1/128', scope: 'host ', v6: true },
+  ],
+});
+
+/** The node's own address, on a veth of the kind (docker) network. */
+function eth0(cluster: Cluster): IfaceDraft {
   const n = cluster.node;
-  const ifs: Iface[] = [];
-  ifs.push({
-    index: 1,
-    name: 'lo',
-    printed: 'lo',
-    flags: 'LOOPBACK,UP,LOWER_UP',
-    mtu: 65536,
-    qdisc: 'noqueue',
-    state: 'UNKNOWN',
-    qlen: 1000,
-    link: 'link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00',
-    addrs: [
-      { cidr: '127.0.0.1/8', scope: 'host lo', v6: false },
-      { cidr: '::1/128', scope: 'host ', v6: true },
-    ],
-  });
+  const v6 = cluster.family === 6;
   const nodePrefix = v6 ? 64 : 16;
-  ifs.push({
-    index: 2,
+  return {
     name: 'eth0',
     printed: 'eth0@if9',
     flags: 'BROADCAST,MULTICAST,UP,LOWER_UP',
@@ -80,13 +81,18 @@ export function nodeInterfaces(cluster: Cluster, options: NodeOptions = {}): Ifa
     addrs: v6
       ? [{ cidr: `${n.ip}/${nodePrefix}`, scope: 'global nodad ', v6: true }]
       : [{ cidr: `${n.ip}/${nodePrefix}`, brd: '172.18.255.255', scope: 'global eth0', v6: false }],
-  });
-  let idx = 3;
-  const pods = localPods(cluster);
-  if (cluster.cni === 'flannel') {
-    const flannelAddr = gateway(cluster, n, 0);
-    ifs.push({
-      index: idx++,
+  };
+}
+
+/** flannel's VXLAN device, the cni0 bridge with the pod CIDR's gateway, and a veth per local pod. */
+function flannelInterfaces(cluster: Cluster, pods: readonly string[]): IfaceDraft[] {
+  const n = cluster.node;
+  const v6 = cluster.family === 6;
+  const flannelAddr = gateway(cluster, n, 0);
+  const cni0 = gateway(cluster, n, 1);
+  const plen = n.podCIDR.split('/')[1];
+  return [
+    {
       name: 'flannel.1',
       printed: 'flannel.1',
       flags: 'BROADCAST,MULTICAST,UP,LOWER_UP',
@@ -95,11 +101,8 @@ export function nodeInterfaces(cluster: Cluster, options: NodeOptions = {}): Ifa
       state: 'UNKNOWN',
       link: `link/ether ${mac(`flannel-${n.name}`)} brd ff:ff:ff:ff:ff:ff`,
       addrs: v6 ? [{ cidr: `${flannelAddr}/128`, scope: 'global ', v6: true }] : [{ cidr: `${flannelAddr}/32`, scope: 'global flannel.1', v6: false }],
-    });
-    const cni0 = gateway(cluster, n, 1);
-    const plen = n.podCIDR.split('/')[1];
-    ifs.push({
-      index: idx++,
+    },
+    {
       name: 'cni0',
       printed: 'cni0',
       flags: 'BROADCAST,MULTICAST,UP,LOWER_UP',
@@ -111,11 +114,10 @@ export function nodeInterfaces(cluster: Cluster, options: NodeOptions = {}): Ifa
       addrs: v6
         ? [{ cidr: `${cni0}/${plen}`, scope: 'global ', v6: true }]
         : [{ cidr: `${cni0}/${plen}`, brd: v4ToString(v4FromString(n.podCIDR.split('/')[0]) + 255), scope: 'global cni0', v6: false }],
-    });
-    for (const ip of pods) {
+    },
+    ...pods.map((ip): IfaceDraft => {
       const name = `veth${sha256Base32(ip, 8).toLowerCase()}`;
-      ifs.push({
-        index: idx++,
+      return {
         name,
         printed: `${name}@if3`,
         flags: 'BROADCAST,MULTICAST,UP,LOWER_UP',
@@ -124,55 +126,64 @@ export function nodeInterfaces(cluster: Cluster, options: NodeOptions = {}): Ifa
         state: 'UP',
         link: `link/ether ${mac(name)} brd ff:ff:ff:ff:ff:ff link-netns cni-${sha256Base32(`ns${ip}`, 8).toLowerCase()}`,
         addrs: [],
-      });
-    }
-  } else {
-    const tunl = gateway(cluster, n, 192);
-    if (!v6) {
-      ifs.push({
-        index: idx++,
-        name: 'tunl0',
-        printed: 'tunl0@NONE',
-        flags: 'NOARP,UP,LOWER_UP',
-        mtu: 1480,
-        qdisc: 'noqueue',
-        state: 'UNKNOWN',
-        qlen: 1000,
-        link: 'link/ipip 0.0.0.0 brd 0.0.0.0',
-        addrs: [{ cidr: `${tunl}/32`, scope: 'global tunl0', v6: false }],
-      });
-    }
-    for (const ip of pods) {
-      const name = `cali${sha256Base32(ip, 11).toLowerCase()}`;
-      ifs.push({
-        index: idx++,
-        name,
-        printed: `${name}@if3`,
-        flags: 'BROADCAST,MULTICAST,UP,LOWER_UP',
-        mtu: 1480,
-        qdisc: 'noqueue',
-        state: 'UP',
-        link: `link/ether ee:ee:ee:ee:ee:ee brd ff:ff:ff:ff:ff:ff link-netns cni-${sha256Base32(`ns${ip}`, 8).toLowerCase()}`,
-        addrs: [],
-      });
-    }
-  }
-  if (options.ipvs) {
-    ifs.push({
-      index: idx++,
-      name: 'kube-ipvs0',
-      printed: 'kube-ipvs0',
-      flags: 'BROADCAST,NOARP',
-      mtu: 1500,
-      qdisc: 'noop',
-      state: 'DOWN',
-      link: `link/ether ${mac(`kube-ipvs0-${n.name}`)} brd ff:ff:ff:ff:ff:ff`,
-      addrs: (options.ipvsAddresses ?? []).map((a) =>
-        a.includes(':') ? { cidr: `${a}/128`, scope: 'global ', v6: true } : { cidr: `${a}/32`, scope: 'global kube-ipvs0', v6: false },
-      ),
+      };
+    }),
+  ];
+}
+
+/** calico's IPIP tunnel (IPv4 only) and a cali* veth per local pod (no bridge: routed). */
+function calicoInterfaces(cluster: Cluster, pods: readonly string[]): IfaceDraft[] {
+  const out: IfaceDraft[] = [];
+  if (cluster.family !== 6) {
+    const tunl = gateway(cluster, cluster.node, 192);
+    out.push({
+      name: 'tunl0',
+      printed: 'tunl0@NONE',
+      flags: 'NOARP,UP,LOWER_UP',
+      mtu: 1480,
+      qdisc: 'noqueue',
+      state: 'UNKNOWN',
+      qlen: 1000,
+      link: 'link/ipip 0.0.0.0 brd 0.0.0.0',
+      addrs: [{ cidr: `${tunl}/32`, scope: 'global tunl0', v6: false }],
     });
   }
-  return ifs;
+  for (const ip of pods) {
+    const name = `cali${sha256Base32(ip, 11).toLowerCase()}`;
+    out.push({
+      name,
+      printed: `${name}@if3`,
+      flags: 'BROADCAST,MULTICAST,UP,LOWER_UP',
+      mtu: 1480,
+      qdisc: 'noqueue',
+      state: 'UP',
+      link: `link/ether ee:ee:ee:ee:ee:ee brd ff:ff:ff:ff:ff:ff link-netns cni-${sha256Base32(`ns${ip}`, 8).toLowerCase()}`,
+      addrs: [],
+    });
+  }
+  return out;
+}
+
+/** IPVS mode's dummy device holding every bound VIP (down, no ARP). */
+function kubeIpvs0(cluster: Cluster, addresses: readonly string[]): IfaceDraft {
+  return {
+    name: 'kube-ipvs0',
+    printed: 'kube-ipvs0',
+    flags: 'BROADCAST,NOARP',
+    mtu: 1500,
+    qdisc: 'noop',
+    state: 'DOWN',
+    link: `link/ether ${mac(`kube-ipvs0-${cluster.node.name}`)} brd ff:ff:ff:ff:ff:ff`,
+    addrs: addresses.map((a) => (a.includes(':') ? { cidr: `${a}/128`, scope: 'global ', v6: true } : { cidr: `${a}/32`, scope: 'global kube-ipvs0', v6: false })),
+  };
+}
+
+/** The node's interfaces in ifindex order. */
+export function nodeInterfaces(cluster: Cluster, options: NodeOptions = {}): Iface[] {
+  const pods = localPods(cluster);
+  const drafts = [loopback(), eth0(cluster), ...(cluster.cni === 'flannel' ? flannelInterfaces(cluster, pods) : calicoInterfaces(cluster, pods))];
+  if (options.ipvs) drafts.push(kubeIpvs0(cluster, options.ipvsAddresses ?? []));
+  return drafts.map((d, i) => ({ index: i + 1, ...d }));
 }
 
 /** Local addresses other than loopback and kube-ipvs0 (the IPVS NodePort addresses). */

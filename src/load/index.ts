@@ -236,6 +236,75 @@ function readFailure(e: unknown): { code: string; message: string } | undefined 
   return undefined;
 }
 
+/** The first blocks of an input, up to HEAD_CHARS, for sniffing; `ended`: they are all of it. */
+interface Head {
+  readonly blocks: string[];
+  readonly ended: boolean;
+}
+
+async function readHead(blocks: AsyncIterator<string>): Promise<Head> {
+  const head: string[] = [];
+  let headLength = 0;
+  while (headLength < HEAD_CHARS) {
+    const r = await blocks.next();
+    if (r.done) return { blocks: head, ended: true };
+    head.push(r.value);
+    headLength += r.value.length;
+  }
+  return { blocks: head, ended: false };
+}
+
+/** An input whose format is not known: empty (info), or not a dump kpx reads (error). */
+function unknownFormatRow(input: RawInput, headText: string, ended: boolean, bytes: number): ParsedFile {
+  const empty = ended && headText.trim() === '';
+  const d = diagnostic(
+    empty ? 'info' : 'error',
+    empty ? 'input/empty' : 'input/unknown-format',
+    empty
+      ? 'the file is empty'
+      : `kpx cannot tell what this file is${lookedLike(headText)}; it reads iptables-save, ip6tables-save, iptables -L/-S listings, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get (tables, -o json|yaml) and describe of Services, Endpoints, EndpointSlices, Nodes and Pods`,
+    input.path,
+    1,
+    1,
+  );
+  return { path: input.path, bytes, format: empty ? 'empty' : 'unknown', diagnostics: [d] };
+}
+
+/** The whole input, head first (the head's blocks are let go once given), then the blocks not yet read. */
+function headThenRest(stream: TextStream, head: Head, blocks: AsyncIterator<string>, close: () => Promise<void>): TextStream {
+  return {
+    fraction: () => stream.fraction(),
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* head.blocks;
+        head.blocks.length = 0;
+        if (head.ended) return;
+        for (;;) {
+          const r = await blocks.next();
+          if (r.done) return;
+          yield r.value;
+        }
+      } finally {
+        await close();
+      }
+    },
+  };
+}
+
+/** A reading of a `.gz` that ended early or is damaged: said first, with how much text came before. */
+function withGzipDamage(parsed: ParsedInput, report: StreamReport, path: string): ParsedInput {
+  if (report.damaged === undefined) return parsed;
+  const d = diagnostic(
+    'error',
+    'input/gzip-damaged',
+    `the gzip data ends early or is damaged (${report.damaged}) after ${report.bytes.toLocaleString('en-US')} bytes of text: kpx read what came before; the rest of this dump is missing`,
+    path,
+    1,
+    1,
+  );
+  return { ...parsed, diagnostics: [d, ...parsed.diagnostics] };
+}
+
 /**
  * Parse one input whose format is sniffed (or forced). The input is read as a stream: its first
  * blocks are sniffed, then handed to the reader with the rest. A reader with parseStream() reads
@@ -263,65 +332,28 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
     }
   };
   // 1. The head, for sniffing.
-  const head: string[] = [];
-  let headLength = 0;
-  let ended = false;
+  let head: Head;
   try {
-    while (headLength < HEAD_CHARS) {
-      const r = await blocks.next();
-      if (r.done) {
-        ended = true;
-        break;
-      }
-      head.push(r.value);
-      headLength += r.value.length;
-    }
+    head = await readHead(blocks);
   } catch (e) {
     await close();
     const why = readFailure(e);
     if (!why) throw e;
     return notRead(input, why.code, why.message, 'unknown', input.bytes || report.bytes);
   }
-  const headText = head.length === 1 ? head[0] : head.join('');
+  const headText = head.blocks.length === 1 ? head.blocks[0] : head.blocks.join('');
   const bytes = () => input.bytes || report.bytes;
   const format = forced ?? detectFormat(headText);
   if (!format) {
     await close();
-    const empty = ended && headText.trim() === '';
-    const d = diagnostic(
-      empty ? 'info' : 'error',
-      empty ? 'input/empty' : 'input/unknown-format',
-      empty
-        ? 'the file is empty'
-        : `kpx cannot tell what this file is${lookedLike(headText)}; it reads iptables-save, ip6tables-save, iptables -L/-S listings, ipset list/save, ipvsadm -Ln, ip route, ip rule, ip addr, ip -d link, bridge -d link, sysfs hairpin_mode listings, sysctl, uname, conntrack -L/-S and nft list ruleset output, kube-proxy logs and configuration, and kubectl get (tables, -o json|yaml) and describe of Services, Endpoints, EndpointSlices, Nodes and Pods`,
-      input.path,
-      1,
-      1,
-    );
-    return { path: input.path, bytes: bytes(), format: empty ? 'empty' : 'unknown', diagnostics: [d] };
+    return unknownFormatRow(input, headText, head.ended, bytes());
   }
   // 2. The whole input, head first, to the reader.
-  const rest: TextStream = {
-    fraction: () => stream.fraction(),
-    async *[Symbol.asyncIterator]() {
-      try {
-        yield* head;
-        head.length = 0;
-        if (ended) return;
-        for (;;) {
-          const r = await blocks.next();
-          if (r.done) return;
-          yield r.value;
-        }
-      } finally {
-        await close();
-      }
-    },
-  };
+  const rest = headThenRest(stream, head, blocks, close);
   // A reader that takes its input whole: a regular file is read again in one piece (no copy of
   // the joined blocks); anything else, or an input the head already holds, is the blocks joined.
   const wholeText = async (): Promise<string> => {
-    const text = ended || input.text !== undefined ? undefined : input.whole?.(limits, report);
+    const text = head.ended || input.text !== undefined ? undefined : input.whole?.(limits, report);
     if (text === undefined) return readWhole(rest, format);
     await close();
     return text;
@@ -338,18 +370,6 @@ export async function parseInput(input: RawInput, forced?: FormatId, progress?: 
     const d = diagnostic('error', 'internal/parser-crash', `kpx failed while reading this ${format} file: ${(e as Error).message}`, input.path, 1, 1);
     return { path: input.path, bytes: bytes(), format, diagnostics: [d] };
   }
-  let diagnostics = parsed.diagnostics;
-  if (report.damaged !== undefined) {
-    const d = diagnostic(
-      'error',
-      'input/gzip-damaged',
-      `the gzip data ends early or is damaged (${report.damaged}) after ${report.bytes.toLocaleString('en-US')} bytes of text: kpx read what came before; the rest of this dump is missing`,
-      input.path,
-      1,
-      1,
-    );
-    diagnostics = [d, ...diagnostics];
-    parsed = { ...parsed, diagnostics };
-  }
-  return { path: input.path, bytes: bytes(), format, parsed, diagnostics };
+  parsed = withGzipDamage(parsed, report, input.path);
+  return { path: input.path, bytes: bytes(), format, parsed, diagnostics: parsed.diagnostics };
 }

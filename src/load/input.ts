@@ -140,153 +140,186 @@ function descriptorStream(fd: number): Readable {
 export type StreamOrigin = { readonly path: string } | { readonly fd: number } | { readonly stream: Readable };
 
 /**
+ * What reading one input has counted so far: `raw`, the bytes read from the file or stream
+ * (compressed ones for a `.gz`: the progress fraction is of the size on disk); the report's
+ * `bytes`, the text (after inflating), which the limits bound.
+ */
+interface ReadCount {
+  raw: number;
+  readonly report: StreamReport;
+  readonly limits: InputLimits;
+}
+
+/**
  * The text of an input as blocks of whole lines. `sizeOnDisk`: for progress (0 when unknown).
  * Throws InputLimitError when a limit is reached, and the file system's own errors (ENOENT,
  * EACCES, EIO…) as they come.
  */
 export function openTextStream(origin: StreamOrigin, sizeOnDisk: number, limits: InputLimits, report: StreamReport = { bytes: 0, gzip: false }): TextStream {
-  let rawBytes = 0;
-  /** Set by fileBlocks() when the file starts like gzip: nothing was read from it, it is inflated as a stream. */
-  let gzipFile = false;
+  const count: ReadCount = { raw: 0, report, limits };
   return {
-    fraction: () => (sizeOnDisk > 0 ? Math.min(1, rawBytes / sizeOnDisk) : undefined),
-    [Symbol.asyncIterator]: () => blocks(),
+    fraction: () => (sizeOnDisk > 0 ? Math.min(1, count.raw / sizeOnDisk) : undefined),
+    [Symbol.asyncIterator]: () => blocks(origin, count),
   };
+}
 
-  /**
-   * The blocks of an uncompressed regular file, cut at the last `\n` of each read while still
-   * bytes (UTF-8 never has 0x0a inside a character), so each block is decoded once, straight into
-   * its string, with no decoder and no joined pieces; the bytes after the cut (part of a line) are
-   * moved to the front of the buffer and the next read goes after them. The buffer is the file's
-   * size up to READ_BYTES (a bundle of tiny files allocates tiny buffers); a line longer than it
-   * makes it grow.
-   */
-  function* fileBlocks(fd: number, size: number): Generator<string> {
-    let buf = Buffer.allocUnsafe(size === 0 ? UNSIZED_READ : Math.min(READ_BYTES, size + 1));
-    let held = 0;
-    for (let first = true; ; first = false) {
-      if (held === buf.length) {
-        if (held >= MAX_STRING) throw longLine();
-        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_STRING + READ_BYTES));
-        buf.copy(bigger, 0, 0, held);
-        buf = bigger;
-      }
-      // The first read is short: it is what parseInput() sniffs, and a reader that takes its text
-      // whole then reads the file again in one piece (wholeFile()).
-      const n = readSync(fd, buf, held, first ? Math.min(buf.length, FIRST_READ) : buf.length - held, null);
-      if (n === 0) break;
-      if (first && n >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
-        gzipFile = true;
-        return;
-      }
-      rawBytes += n;
-      report.bytes += n;
+const isGzipHead = (buf: Buffer): boolean => buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b;
+
+/**
+ * The blocks of an uncompressed regular file, cut at the last `\n` of each read while still
+ * bytes (UTF-8 never has 0x0a inside a character), so each block is decoded once, straight into
+ * its string, with no decoder and no joined pieces; the bytes after the cut (part of a line) are
+ * moved to the front of the buffer and the next read goes after them. The buffer is the file's
+ * size up to READ_BYTES (a bundle of tiny files allocates tiny buffers); a line longer than it
+ * makes it grow. Returns true, having yielded and counted nothing, when the file starts like gzip:
+ * it is then inflated as a stream.
+ */
+function* fileBlocks(fd: number, size: number, count: ReadCount): Generator<string, boolean> {
+  const { report, limits } = count;
+  let buf = Buffer.allocUnsafe(size === 0 ? UNSIZED_READ : Math.min(READ_BYTES, size + 1));
+  let held = 0;
+  for (let first = true; ; first = false) {
+    if (held === buf.length) {
+      if (held >= MAX_STRING) throw longLine();
+      const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_STRING + READ_BYTES));
+      buf.copy(bigger, 0, 0, held);
+      buf = bigger;
+    }
+    // The first read is short: it is what parseInput() sniffs, and a reader that takes its text
+    // whole then reads the file again in one piece (wholeFile()).
+    const n = readSync(fd, buf, held, first ? Math.min(buf.length, FIRST_READ) : buf.length - held, null);
+    if (n === 0) break;
+    if (first && n >= 2 && isGzipHead(buf)) return true;
+    count.raw += n;
+    report.bytes += n;
+    if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
+    const filled = held + n;
+    const cut = buf.lastIndexOf(0x0a, filled - 1) + 1;
+    held = filled - cut;
+    if (cut === 0) continue;
+    const block = buf.toString('utf8', 0, cut);
+    if (held > 0) buf.copy(buf, 0, cut, filled);
+    yield block;
+  }
+  if (held > 0) yield buf.toString('utf8', 0, held);
+  return false;
+}
+
+/**
+ * How reading a path with synchronous reads ended: `read` (a plain regular file, all yielded),
+ * `gzip` (a regular file starting like gzip, nothing yielded), `not-regular` (a pipe, a device,
+ * a `/proc` file that is not regular: nothing read).
+ */
+type PathRead = 'read' | 'gzip' | 'not-regular';
+
+/**
+ * A regular file is read with synchronous reads into one buffer, each read decoded at once:
+ * no stream machinery, no buffer per read, as cheap as reading the file whole (issue 23).
+ */
+function* regularFileBlocks(path: string, count: ReadCount): Generator<string, PathRead> {
+  const fd = openSync(path, 'r');
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return 'not-regular';
+    return (yield* fileBlocks(fd, st.size, count)) ? 'gzip' : 'read';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function* raw(file: Readable, count: ReadCount): AsyncGenerator<Buffer> {
+  for await (const chunk of file as AsyncIterable<Buffer>) {
+    count.raw += chunk.length;
+    yield chunk;
+  }
+}
+
+function streamOf(origin: StreamOrigin): Readable {
+  if ('stream' in origin) return origin.stream;
+  if ('path' in origin) return createReadStream(origin.path, { highWaterMark: READ_BYTES });
+  return descriptorStream(origin.fd);
+}
+
+async function* blocks(origin: StreamOrigin, count: ReadCount): AsyncGenerator<string> {
+  if ('path' in origin) {
+    const read = yield* regularFileBlocks(origin.path, count);
+    if (read === 'read') return;
+    // A `.gz` on disk is inflated once without reading its text first: one that inflates past a
+    // limit is refused before any of it is parsed (a text bomb would otherwise be parsed up to
+    // --max-input-size, seconds to minutes, before the limit stopped it).
+    if (read === 'gzip') await gzipFits(origin.path, count.limits);
+    // A pipe, a device, a `/proc` file that is not regular, or a `.gz`: read as a stream below.
+  }
+  const file = streamOf(origin);
+  const source = raw(file, count);
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await source.next();
+  } catch (e) {
+    file.destroy();
+    throw e;
+  }
+  if (first.done) return;
+  const head = first.value;
+  count.report.gzip = isGzipHead(head);
+  if (count.report.gzip) yield* inflatedBlocks(file, head, source, count);
+  else yield* plainStreamBlocks(file, head, source, count);
+}
+
+/** The blocks of a stream of plain text, whose first chunk (`head`) was read to tell gzip from text. */
+async function* plainStreamBlocks(file: Readable, head: Buffer, source: AsyncGenerator<Buffer>, { report, limits }: ReadCount): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  const lines = new LineBlocks();
+  try {
+    for (let chunk: Buffer | undefined = head; chunk !== undefined; ) {
+      report.bytes += chunk.length;
       if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
-      const filled = held + n;
-      const cut = buf.lastIndexOf(0x0a, filled - 1) + 1;
-      held = filled - cut;
-      if (cut === 0) continue;
-      const block = buf.toString('utf8', 0, cut);
-      if (held > 0) buf.copy(buf, 0, cut, filled);
-      yield block;
+      const block = lines.push(decoder.write(chunk));
+      if (block !== undefined) yield block;
+      const next = await source.next();
+      chunk = next.done ? undefined : next.value;
     }
-    if (held > 0) yield buf.toString('utf8', 0, held);
+  } finally {
+    file.destroy();
   }
+  const rest = lines.end(decoder.end());
+  if (rest !== undefined) yield rest;
+}
 
-  async function* raw(file: Readable): AsyncGenerator<Buffer> {
-    for await (const chunk of file as AsyncIterable<Buffer>) {
-      rawBytes += chunk.length;
-      yield chunk;
+/**
+ * The blocks of a gzip stream, inflated as the file is read; stops at a limit (the iterator's
+ * return() destroys the pipeline). Damaged or cut short: what inflated so far is read, and the
+ * report says where it stopped.
+ */
+async function* inflatedBlocks(file: Readable, head: Buffer, source: AsyncGenerator<Buffer>, { report, limits }: ReadCount): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  const lines = new LineBlocks();
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+  const compressed = Readable.from((async function* () {
+    yield head;
+    yield* source;
+  })());
+  const inflated = pipeline(compressed, gunzip, () => {});
+  try {
+    for await (const chunk of inflated as AsyncIterable<Buffer>) {
+      report.bytes += chunk.length;
+      if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes, true);
+      // Compressed bytes the inflater has consumed (not those read ahead of it).
+      if (limits.maxGzipRatio > 0 && report.bytes > RATIO_FLOOR && report.bytes > limits.maxGzipRatio * gunzip.bytesWritten) throw overRatio(limits, report.bytes, gunzip.bytesWritten);
+      const block = lines.push(decoder.write(chunk));
+      if (block !== undefined) yield block;
     }
+  } catch (e) {
+    if (e instanceof InputLimitError || !isZlibError(e)) throw e;
+    // Damaged or cut short: what inflated so far is read; the reader is told, and says so.
+    if (report.bytes === 0) throw new NotGzip((e as Error).message);
+    report.damaged = (e as Error).message;
+  } finally {
+    file.destroy();
+    gunzip.destroy();
   }
-
-  async function* blocks(): AsyncGenerator<string> {
-    if ('path' in origin) {
-      // A regular file is read with synchronous reads into one buffer, each read decoded at once:
-      // no stream machinery, no buffer per read, as cheap as reading the file whole (issue 23).
-      const fd = openSync(origin.path, 'r');
-      let plain = false;
-      try {
-        const st = fstatSync(fd);
-        if (st.isFile()) {
-          plain = true;
-          yield* fileBlocks(fd, st.size);
-        }
-      } finally {
-        closeSync(fd);
-      }
-      if (plain && !gzipFile) return;
-      // A `.gz` on disk is inflated once without reading its text first: one that inflates past a
-      // limit is refused before any of it is parsed (a text bomb would otherwise be parsed up to
-      // --max-input-size, seconds to minutes, before the limit stopped it).
-      if (gzipFile) await gzipFits(origin.path, limits);
-      // A pipe, a device, a `/proc` file that is not regular, or a `.gz`: read as a stream below.
-    }
-    const file: Readable =
-      'stream' in origin
-        ? origin.stream
-        : 'path' in origin
-          ? createReadStream(origin.path, { highWaterMark: READ_BYTES })
-          : descriptorStream(origin.fd);
-    const source = raw(file);
-    let first: IteratorResult<Buffer>;
-    try {
-      first = await source.next();
-    } catch (e) {
-      file.destroy();
-      throw e;
-    }
-    if (first.done) return;
-    const head = first.value;
-    const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-    report.gzip = gzip;
-    const decoder = new StringDecoder('utf8');
-    const lines = new LineBlocks();
-    if (!gzip) {
-      try {
-        for (let chunk: Buffer | undefined = head; chunk !== undefined; ) {
-          report.bytes += chunk.length;
-          if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes);
-          const block = lines.push(decoder.write(chunk));
-          if (block !== undefined) yield block;
-          const next = await source.next();
-          chunk = next.done ? undefined : next.value;
-        }
-      } finally {
-        file.destroy();
-      }
-      const rest = lines.end(decoder.end());
-      if (rest !== undefined) yield rest;
-      return;
-    }
-    // Inflate as the file is read; stop at a limit (the iterator's return() destroys the pipeline).
-    const gunzip = createGunzip({ chunkSize: 256 * 1024 });
-    const compressed = Readable.from((async function* () {
-      yield head;
-      yield* source;
-    })());
-    const inflated = pipeline(compressed, gunzip, () => {});
-    try {
-      for await (const chunk of inflated as AsyncIterable<Buffer>) {
-        report.bytes += chunk.length;
-        if (report.bytes > limits.maxBytes) throw overSize(limits, report.bytes, true);
-        // Compressed bytes the inflater has consumed (not those read ahead of it).
-        if (limits.maxGzipRatio > 0 && report.bytes > RATIO_FLOOR && report.bytes > limits.maxGzipRatio * gunzip.bytesWritten) throw overRatio(limits, report.bytes, gunzip.bytesWritten);
-        const block = lines.push(decoder.write(chunk));
-        if (block !== undefined) yield block;
-      }
-    } catch (e) {
-      if (e instanceof InputLimitError || !isZlibError(e)) throw e;
-      // Damaged or cut short: what inflated so far is read; the reader is told, and says so.
-      if (report.bytes === 0) throw new NotGzip((e as Error).message);
-      report.damaged = (e as Error).message;
-    } finally {
-      file.destroy();
-      gunzip.destroy();
-    }
-    const rest = lines.end(decoder.end());
-    if (rest !== undefined) yield rest;
-  }
+  const rest = lines.end(decoder.end());
+  if (rest !== undefined) yield rest;
 }
 
 /**

@@ -43,97 +43,126 @@ export interface SnapshotOptions {
   readonly input?: InputSettings;
 }
 
-export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
-  const rulesets: Ruleset[] = [];
+/** Every file's data, gathered by kind; the snapshot is built from it. */
+interface Gathered {
+  readonly rulesets: Ruleset[];
   /** Files whose content makes them a variant of their format (iptables-save text that is restore input). */
-  const variants = new Map<ParsedFile, string>();
-  const ipsets: IpSet[] = [];
-  const ipvs: IpvsDump[] = [];
-  const routes: Route[] = [];
-  const policyRules: PolicyRule[] = [];
-  const interfaces: NetInterface[] = [];
-  const nft: NftRuleset[] = [];
-  const sysctls = new Map<string, { value: string; file: string; line: number; absent?: boolean }>();
-  const kubeProxyLogs: KubeProxyLog[] = [];
-  const kubeProxyConfigs: KubeProxyConfig[] = [];
-  const api: ApiObjects[] = [];
-  const ctTables: ConntrackTable[] = [];
-  const ctStats: ConntrackStats[] = [];
-  const bridgePorts: BridgePort[] = [];
-  let kernel: KernelInfo | undefined;
-  // One file's reading; a paste (./paste.ts) gives several, one per format it holds.
-  const absorb = (f: ParsedFile, format: FormatId | 'unknown' | 'empty', data: unknown): void => {
-    switch (format) {
-      case 'iptables-save': {
-        const rs = markRestoreInput(data as Ruleset);
-        if (rs.restoreInput) variants.set(f, RESTORE_INPUT);
-        rulesets.push(rs);
-        break;
-      }
-      case 'iptables-list':
-        appendAll(rulesets, (data as readonly Ruleset[]));
-        break;
-      case 'ipset-list':
-      case 'ipset-save':
-        appendAll(ipsets, (data as IpSetDump).sets);
-        break;
-      case 'ipvsadm':
-        ipvs.push(data as IpvsDump);
-        break;
-      case 'ip-route':
-      case 'ip-route-json':
-        appendAll(routes, (data as RouteDump).routes);
-        break;
-      case 'ip-addr':
-      case 'ip-addr-json':
-        appendAll(interfaces, (data as AddrDump).interfaces);
-        break;
-      case 'ip-rule':
-      case 'ip-rule-json':
-        appendAll(policyRules, (data as PolicyRuleDump).rules);
-        break;
-      case 'bridge-link':
-      case 'sysfs-net':
-        appendAll(bridgePorts, (data as BridgePortDump).ports);
-        break;
-      case 'uname':
-        kernel ??= data as KernelInfo;
-        break;
-      case 'sysctl':
-        for (const a of (data as SysctlDump).absent ?? []) if (!sysctls.has(a.key)) sysctls.set(a.key, { value: '', file: f.path, line: a.line, absent: true });
-        for (const e of (data as SysctlDump).entries) sysctls.set(e.key, { value: e.value, file: f.path, line: e.line });
-        break;
-      case 'nft':
-      case 'nft-json':
-        nft.push(data as NftRuleset);
-        break;
-      case 'kube-proxy-log':
-        kubeProxyLogs.push(data as KubeProxyLog);
-        break;
-      case 'kube-proxy-config':
-        kubeProxyConfigs.push(data as KubeProxyConfig);
-        break;
-      case 'k8s-api':
-      case 'kubectl':
-        api.push(data as ApiObjects);
-        break;
-      case 'conntrack':
-        ctTables.push(data as ConntrackTable);
-        break;
-      case 'conntrack-stats':
-        ctStats.push(data as ConntrackStats);
-        break;
-      case 'paste':
-        for (const part of (data as PasteData).parts) if (part.data !== undefined) absorb(f, part.format, part.data);
-        break;
-    }
+  readonly variants: Map<ParsedFile, string>;
+  readonly ipsets: IpSet[];
+  readonly ipvs: IpvsDump[];
+  readonly routes: Route[];
+  readonly policyRules: PolicyRule[];
+  readonly interfaces: NetInterface[];
+  readonly nft: NftRuleset[];
+  readonly sysctls: Map<string, { value: string; file: string; line: number; absent?: boolean }>;
+  readonly kubeProxyLogs: KubeProxyLog[];
+  readonly kubeProxyConfigs: KubeProxyConfig[];
+  readonly api: ApiObjects[];
+  readonly ctTables: ConntrackTable[];
+  readonly ctStats: ConntrackStats[];
+  readonly bridgePorts: BridgePort[];
+  kernel: KernelInfo | undefined;
+}
+
+function gatherAll(files: readonly ParsedFile[]): Gathered {
+  const g: Gathered = {
+    rulesets: [],
+    variants: new Map(),
+    ipsets: [],
+    ipvs: [],
+    routes: [],
+    policyRules: [],
+    interfaces: [],
+    nft: [],
+    sysctls: new Map(),
+    kubeProxyLogs: [],
+    kubeProxyConfigs: [],
+    api: [],
+    ctTables: [],
+    ctStats: [],
+    bridgePorts: [],
+    kernel: undefined,
   };
   for (const f of files) {
     const data = f.parsed?.data;
-    if (data !== undefined) absorb(f, f.format, data);
+    if (data !== undefined) absorb(g, f, f.format, data);
   }
-  // kube-proxy's iptables mode on an iptables-nft node, seen only through `nft list ruleset`: its
-  // tables are read as iptables tables (residue and all), unless iptables-save for that family was given.
+  return g;
+}
+
+/** One file's reading; a paste (./paste.ts) gives several, one per format it holds. */
+function absorb(g: Gathered, f: ParsedFile, format: FormatId | 'unknown' | 'empty', data: unknown): void {
+  switch (format) {
+    case 'iptables-save': {
+      const rs = markRestoreInput(data as Ruleset);
+      if (rs.restoreInput) g.variants.set(f, RESTORE_INPUT);
+      g.rulesets.push(rs);
+      break;
+    }
+    case 'iptables-list':
+      appendAll(g.rulesets, (data as readonly Ruleset[]));
+      break;
+    case 'ipset-list':
+    case 'ipset-save':
+      appendAll(g.ipsets, (data as IpSetDump).sets);
+      break;
+    case 'ipvsadm':
+      g.ipvs.push(data as IpvsDump);
+      break;
+    case 'ip-route':
+    case 'ip-route-json':
+      appendAll(g.routes, (data as RouteDump).routes);
+      break;
+    case 'ip-addr':
+    case 'ip-addr-json':
+      appendAll(g.interfaces, (data as AddrDump).interfaces);
+      break;
+    case 'ip-rule':
+    case 'ip-rule-json':
+      appendAll(g.policyRules, (data as PolicyRuleDump).rules);
+      break;
+    case 'bridge-link':
+    case 'sysfs-net':
+      appendAll(g.bridgePorts, (data as BridgePortDump).ports);
+      break;
+    case 'uname':
+      g.kernel ??= data as KernelInfo;
+      break;
+    case 'sysctl':
+      for (const a of (data as SysctlDump).absent ?? []) if (!g.sysctls.has(a.key)) g.sysctls.set(a.key, { value: '', file: f.path, line: a.line, absent: true });
+      for (const e of (data as SysctlDump).entries) g.sysctls.set(e.key, { value: e.value, file: f.path, line: e.line });
+      break;
+    case 'nft':
+    case 'nft-json':
+      g.nft.push(data as NftRuleset);
+      break;
+    case 'kube-proxy-log':
+      g.kubeProxyLogs.push(data as KubeProxyLog);
+      break;
+    case 'kube-proxy-config':
+      g.kubeProxyConfigs.push(data as KubeProxyConfig);
+      break;
+    case 'k8s-api':
+    case 'kubectl':
+      g.api.push(data as ApiObjects);
+      break;
+    case 'conntrack':
+      g.ctTables.push(data as ConntrackTable);
+      break;
+    case 'conntrack-stats':
+      g.ctStats.push(data as ConntrackStats);
+      break;
+    case 'paste':
+      for (const part of (data as PasteData).parts) if (part.data !== undefined) absorb(g, f, part.format, part.data);
+      break;
+  }
+}
+
+/**
+ * kube-proxy's iptables mode on an iptables-nft node, seen only through `nft list ruleset`: its
+ * tables are read as iptables tables (residue and all), unless iptables-save for that family was given.
+ */
+function addIptablesViewsOfNft(rulesets: Ruleset[], nft: readonly NftRuleset[]): void {
   for (const fam of [4, 6] as const) {
     if (rulesets.some((r) => r.family === fam)) continue;
     for (const n of nft) {
@@ -141,29 +170,35 @@ export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOpt
       if (view) rulesets.push(view);
     }
   }
+}
+
+export function assembleSnapshot(files: readonly ParsedFile[], opts: SnapshotOptions = {}): NodeSnapshot {
+  const g = gatherAll(files);
+  addIptablesViewsOfNft(g.rulesets, g.nft);
   // One ruleset written twice (a restore payload, an nft -f transaction, the dump given twice) is read once.
-  const ipt = separateIptablesViews(rulesets);
+  const ipt = separateIptablesViews(g.rulesets);
   const transactions = new Set(files.filter((f) => f.parsed?.variant === 'transaction').map((f) => f.path));
-  const nftViews = separateNftViews(nft, transactions);
+  const nftViews = separateNftViews(g.nft, transactions);
   const secondViews = [...ipt.views, ...nftViews.views];
   const loaded: LoadedFile[] = files.map((f) => {
-    const variant = variants.get(f) ?? f.parsed?.variant;
+    const variant = g.variants.get(f) ?? f.parsed?.variant;
     return { path: f.path, format: f.format, ...(variant ? { variant } : {}), counts: f.parsed?.counts ?? {}, diagnostics: f.diagnostics, bytes: f.bytes };
   });
   const extraNodeIps = (opts.nodeIps ?? []).map((t) => parseIp(t)).filter((x): x is Ip => x !== undefined);
+  const { ipsets, kernel, kubeProxyLogs, kubeProxyConfigs, api, ctTables, ctStats } = g;
   return {
     name: opts.name ?? 'node',
     files: loaded,
     rulesets: ipt.rulesets,
     ipsets,
     ipsetsByName: new Map(ipsets.map((s) => [s.name, s])),
-    ipvs,
-    routes,
-    policyRules,
-    interfaces: mergeInterfaces(interfaces),
-    bridgePorts: [...bridgePorts, ...portsOfLinks(interfaces)],
+    ipvs: g.ipvs,
+    routes: g.routes,
+    policyRules: g.policyRules,
+    interfaces: mergeInterfaces(g.interfaces),
+    bridgePorts: [...g.bridgePorts, ...portsOfLinks(g.interfaces)],
     ...(kernel ? { kernel } : {}),
-    sysctls,
+    sysctls: g.sysctls,
     nft: nftViews.nft,
     extraNodeIps,
     ...(secondViews.length ? { secondViews } : {}),

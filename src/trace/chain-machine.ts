@@ -144,6 +144,60 @@ type Flow = { readonly kind: 'next' } | { readonly kind: 'push' | 'goto'; readon
 
 const hexMark = (n: number) => n >>> 0;
 
+type EffectOf<K extends Effect['kind']> = Extract<Effect, { readonly kind: K }>;
+type At = ReturnType<typeof stepAt>;
+
+/** A meta mark or a conntrack mark set: `(before & ~mask) ^ value`, as xt_MARK/xt_CONNMARK and nft do. */
+function applyMark(b: Branch, e: EffectOf<'mark'>, at: At): Flow {
+  const before = e.which === 'ct' ? b.st.connmark : b.st.mark;
+  const after = hexMark((before & ~e.mask) ^ e.value);
+  if (e.which === 'ct') b.st.connmark = after;
+  else b.st.mark = after;
+  b.steps.push({ ...at, code: 'mark', which: e.which, before, after });
+  return { kind: 'next' };
+}
+
+/** Destination NAT (DNAT or REDIRECT): where the packet goes changes, and the branch claims it. */
+function applyDestinationNat(b: Branch, e: EffectOf<'dnat' | 'redirect'>, at: At): Flow {
+  if (e.kind === 'dnat' && e.ip && e.ip.family === b.st.family) b.st.dst = e.ip;
+  if (e.port !== undefined) b.st.dport = e.port;
+  b.st.dnatDone = true;
+  b.claimed = true;
+  const to = formatHostPort(formatIp(b.st.dst), b.st.dport);
+  if (e.kind === 'dnat') b.steps.push({ ...at, code: 'dnat', to, ...(e.firstOfRange ? { firstOfRange: true } : {}) });
+  else b.steps.push({ ...at, code: 'redirect', to, ...(e.ports !== undefined ? { ports: e.ports } : {}), ...(e.flags?.length ? { flags: e.flags } : {}) });
+  return { kind: 'end', verdict: 'accept' };
+}
+
+/** Source NAT changes who the packet is from, not where it goes: reported as masquerade, not as a claim. */
+function applySourceNat(b: Branch, e: EffectOf<'snat' | 'masquerade'>, at: At, env: Pick<WalkEnv, 'masqSource'>): Flow {
+  b.st.snatDone = true;
+  b.masquerade = true;
+  const to = e.kind === 'snat' ? e.to : env.masqSource(b.st);
+  if (to) b.snatTo = to;
+  b.steps.push({ ...at, code: e.kind, ...(to ? { to } : {}), flags: e.flags });
+  return { kind: 'end', verdict: 'accept' };
+}
+
+/** IPVS picked a real server: Masq (the default) rewrites the destination like DNAT; the branch claims the packet. */
+function applyIpvs(b: Branch, e: EffectOf<'ipvs'>, at: At): Flow {
+  b.st.dst = e.ip;
+  if (e.port !== undefined) b.st.dport = e.port;
+  b.st.dnatDone = e.forward === undefined || e.forward === 'Masq';
+  b.claimed = true;
+  b.steps.push({
+    ...at,
+    code: 'ipvs-real-server',
+    forward: e.forward ?? 'Masq',
+    address: e.address,
+    ...(e.port !== undefined ? { port: e.port } : {}),
+    ...(e.weight !== undefined ? { weight: e.weight } : {}),
+    probability: e.probability,
+    ...(e.persistent !== undefined ? { persistent: e.persistent } : {}),
+  });
+  return { kind: 'end', verdict: 'accept' };
+}
+
 /**
  * Apply one effect to a branch, recording its step. Frame changes are returned for the walk to
  * make; NAT, marks and ends are done here, for every dialect and for IPVS.
@@ -151,14 +205,8 @@ const hexMark = (n: number) => n >>> 0;
 export function applyEffect(b: Branch, e: Effect, ref: StepRef, share: Share | undefined, env: Pick<WalkEnv, 'masqSource'>): Flow {
   const at = stepAt(ref, share);
   switch (e.kind) {
-    case 'mark': {
-      const before = e.which === 'ct' ? b.st.connmark : b.st.mark;
-      const after = hexMark((before & ~e.mask) ^ e.value);
-      if (e.which === 'ct') b.st.connmark = after;
-      else b.st.mark = after;
-      b.steps.push({ ...at, code: 'mark', which: e.which, before, after });
-      return { kind: 'next' };
-    }
+    case 'mark':
+      return applyMark(b, e, at);
     case 'log':
       b.steps.push({ ...at, code: 'log', ...(e.prefix !== undefined ? { prefix: e.prefix } : {}) });
       return { kind: 'next' };
@@ -188,48 +236,14 @@ export function applyEffect(b: Branch, e: Effect, ref: StepRef, share: Share | u
     case 'goto':
       // The step is recorded by the walk, which knows whether the chain exists.
       return { kind: e.kind === 'jump' ? 'push' : 'goto', chain: e.chain };
-    case 'dnat': {
-      if (e.ip && e.ip.family === b.st.family) b.st.dst = e.ip;
-      if (e.port !== undefined) b.st.dport = e.port;
-      b.st.dnatDone = true;
-      b.claimed = true;
-      b.steps.push({ ...at, code: 'dnat', to: formatHostPort(formatIp(b.st.dst), b.st.dport), ...(e.firstOfRange ? { firstOfRange: true } : {}) });
-      return { kind: 'end', verdict: 'accept' };
-    }
-    case 'redirect': {
-      if (e.port !== undefined) b.st.dport = e.port;
-      b.st.dnatDone = true;
-      b.claimed = true;
-      b.steps.push({ ...at, code: 'redirect', to: formatHostPort(formatIp(b.st.dst), b.st.dport), ...(e.ports !== undefined ? { ports: e.ports } : {}), ...(e.flags?.length ? { flags: e.flags } : {}) });
-      return { kind: 'end', verdict: 'accept' };
-    }
+    case 'dnat':
+    case 'redirect':
+      return applyDestinationNat(b, e, at);
     case 'snat':
-    case 'masquerade': {
-      // Source NAT changes who the packet is from, not where it goes: reported as masquerade, not as a claim.
-      b.st.snatDone = true;
-      b.masquerade = true;
-      const to = e.kind === 'snat' ? e.to : env.masqSource(b.st);
-      if (to) b.snatTo = to;
-      b.steps.push({ ...at, code: e.kind, ...(to ? { to } : {}), flags: e.flags });
-      return { kind: 'end', verdict: 'accept' };
-    }
-    case 'ipvs': {
-      b.st.dst = e.ip;
-      if (e.port !== undefined) b.st.dport = e.port;
-      b.st.dnatDone = e.forward === undefined || e.forward === 'Masq';
-      b.claimed = true;
-      b.steps.push({
-        ...at,
-        code: 'ipvs-real-server',
-        forward: e.forward ?? 'Masq',
-        address: e.address,
-        ...(e.port !== undefined ? { port: e.port } : {}),
-        ...(e.weight !== undefined ? { weight: e.weight } : {}),
-        probability: e.probability,
-        ...(e.persistent !== undefined ? { persistent: e.persistent } : {}),
-      });
-      return { kind: 'end', verdict: 'accept' };
-    }
+    case 'masquerade':
+      return applySourceNat(b, e, at, env);
+    case 'ipvs':
+      return applyIpvs(b, e, at);
     case 'unknown':
       b.steps.push({ ...at, code: 'unknown', reason: e.reason });
       b.end = { verdict: 'UNKNOWN', reason: e.reason };
@@ -254,31 +268,108 @@ export function splitBranch(b: Branch, alternatives: readonly Alternative[], bud
   return out;
 }
 
-/** Walk one base chain (and every chain it reaches) for a branch; one result per branch that leaves it. */
-export function walkChain<C, R>(d: ChainDialect<C, R>, entry: Entry<C>, start: Branch, env: WalkEnv): TableResult[] {
-  const results: TableResult[] = [];
-  /** A branch, its frames, and the alternative of the last rule it still has to apply (after a split). */
-  type Work = { b: Branch; stack: Frame<C, R>[]; pending?: { alt: Alternative; ref: StepRef } };
-  const frame = (c: C, st: PathState): Frame<C, R> => ({ chain: c, rules: d.rulesOf(c, st), pos: 0 });
-  const work: Work[] = [{ b: start, stack: [frame(entry.chain, start.st)] }];
+/** A branch, its frames, and the alternative of the last rule it still has to apply (after a split). */
+interface Work<C, R> {
+  readonly b: Branch;
+  readonly stack: Frame<C, R>[];
+  readonly pending?: { readonly alt: Alternative; readonly ref: StepRef };
+}
 
-  const policy = (w: Work) => {
+/** Whether a branch is still walking the table ('on') or has left it with a result ('over'). */
+type Going = 'on' | 'over';
+
+/**
+ * One walk of a table from its base chain: a stack of branches still walking (split off by
+ * probabilistic rules), each with its frames; the results of those that left.
+ */
+class ChainWalk<C, R> {
+  readonly results: TableResult[] = [];
+  private readonly work: Work<C, R>[];
+
+  constructor(
+    private readonly d: ChainDialect<C, R>,
+    private readonly entry: Entry<C>,
+    start: Branch,
+    private readonly env: WalkEnv,
+  ) {
+    this.work = [{ b: start, stack: [this.frame(entry.chain, start.st)] }];
+  }
+
+  run(): TableResult[] {
+    while (this.work.length > 0) {
+      const w = this.work.pop()!;
+      if (w.pending && this.runAlternative(w, w.pending.alt, w.pending.ref) === 'over') continue;
+      while (this.nextRule(w) === 'on');
+    }
+    return this.results;
+  }
+
+  private frame(c: C, st: PathState): Frame<C, R> {
+    return { chain: c, rules: this.d.rulesOf(c, st), pos: 0 };
+  }
+
+  /** The base chain ran out: its policy decides, unless the entry was assumed (then nobody knows). */
+  private policy(w: Work<C, R>): void {
+    const entry = this.entry;
     if (entry.base === 'assumed-entry') {
       // The hook's built-in chain is not in the evidence: its other rules and its policy are unknown.
       const ref = entry.policyRef;
-      unknown(w, ref, { code: 'hook-unknown', chain: ref.chain, table: ref.table, hook: w.b.st.hook });
+      this.unknown(w, ref, { code: 'hook-unknown', chain: ref.chain, table: ref.table, hook: w.b.st.hook });
       return;
     }
     w.b.steps.push({ ...stepAt(entry.policyRef), code: 'policy', policy: entry.policy, base: entry.base });
-    results.push({ branch: w.b, verdict: entry.policy === 'DROP' ? 'drop' : 'accept' });
-  };
-  const unknown = (w: Work, ref: StepRef, reason: UnknownReason) => {
-    applyEffect(w.b, { kind: 'unknown', reason }, ref, undefined, env);
-    results.push({ branch: w.b, verdict: 'unknown' });
-  };
+    this.results.push({ branch: w.b, verdict: entry.policy === 'DROP' ? 'drop' : 'accept' });
+  }
+
+  private unknown(w: Work<C, R>, ref: StepRef, reason: UnknownReason): void {
+    applyEffect(w.b, { kind: 'unknown', reason }, ref, undefined, this.env);
+    this.results.push({ branch: w.b, verdict: 'unknown' });
+  }
+
+  /** The top frame has no rule left: a cut chain is unknown; else return to the caller, or the policy. */
+  private frameEnd(w: Work<C, R>, top: Frame<C, R>): Going {
+    const cut = this.d.cutAt?.(top.chain);
+    if (cut) {
+      this.unknown(w, cut.ref, cut.reason);
+      return 'over';
+    }
+    w.stack.pop();
+    if (w.stack.length === 0) {
+      this.policy(w);
+      return 'over';
+    }
+    return 'on';
+  }
+
+  /** The next rule of the branch's top frame: evaluated, split over its alternatives, the last one applied here. */
+  private nextRule(w: Work<C, R>): Going {
+    const { d, env } = this;
+    const top = w.stack[w.stack.length - 1];
+    const rule = top?.rules[top.pos++];
+    if (rule === undefined) return this.frameEnd(w, top);
+    const ref = d.refOf(top.chain, rule);
+    const asked: { q: Question; holds: boolean }[] = [];
+    const alternatives = d.evaluate(top.chain, rule, w.b.st, (q) => {
+      const holds = env.run.answer(q);
+      asked.push({ q, holds });
+      return holds;
+    });
+    // Every undecided match this rule met is on the path: its answer is the scenario's condition.
+    for (const a of asked) w.b.steps.push({ ...stepAt(ref), code: 'assumed', condition: conditionOf({ question: a.q, holds: a.holds }) });
+    if (alternatives.length === 0) return 'on';
+    if (alternatives.length > 1 && env.budget.branches < alternatives.length) {
+      this.unknown(w, ref, { code: 'too-many-branches', limit: MAX_BRANCHES });
+      return 'over';
+    }
+    const parts = splitBranch(w.b, alternatives, env.budget);
+    if (parts.length === 0) return 'over'; // every share was 0: nothing takes this road
+    // The other parts resume at the next rule of a copy of this frame stack, after their own effects.
+    for (const p of parts.slice(0, -1)) this.work.push({ b: p.branch, stack: w.stack.map((f) => ({ ...f })), pending: { alt: p.alt, ref } });
+    return this.runAlternative(w, parts[parts.length - 1].alt, ref);
+  }
 
   /** Apply an alternative's effects; 'over' when the branch left the chain. */
-  const runAlternative = (w: Work, alt: Alternative, ref: StepRef): 'over' | 'on' => {
+  private runAlternative(w: Work<C, R>, alt: Alternative, ref: StepRef): Going {
     if (alt.effects.length === 0) {
       if (alt.note?.kind === 'statistic' || alt.note?.kind === 'numgen') w.b.steps.push({ ...stepAt(ref), code: 'not-taken', probability: alt.share, ...(alt.missing ? { missing: alt.missing } : {}) });
       return 'on';
@@ -286,83 +377,49 @@ export function walkChain<C, R>(d: ChainDialect<C, R>, entry: Entry<C>, start: B
     const last = alt.effects.length - 1;
     for (let i = 0; i <= last; i++) {
       const share = i === last ? alt.note : undefined;
-      const flow = applyEffect(w.b, alt.effects[i], ref, share, env);
+      const flow = applyEffect(w.b, alt.effects[i], ref, share, this.env);
       switch (flow.kind) {
         case 'next':
           continue;
         case 'end':
-          results.push({ branch: w.b, verdict: flow.verdict });
+          this.results.push({ branch: w.b, verdict: flow.verdict });
           return 'over';
         case 'pop':
           w.stack.pop();
           if (w.stack.length === 0) {
-            policy(w);
+            this.policy(w);
             return 'over';
           }
           return 'on';
         case 'push':
-        case 'goto': {
-          const via = flow.kind === 'push' ? 'jump' : 'goto';
-          w.b.steps.push({ ...stepAt(ref, share), code: via, target: flow.chain });
-          const target = d.findChain(flow.chain);
-          if (target === undefined) {
-            // A chain the evidence does not hold (cut out of a paste): what it does is unknown.
-            unknown(w, ref, { code: 'chain-missing', chain: flow.chain, via });
-            return 'over';
-          }
-          if (w.stack.length >= MAX_FRAMES) {
-            unknown(w, ref, { code: 'too-deep', limit: MAX_FRAMES });
-            return 'over';
-          }
-          const f = frame(target, w.b.st);
-          if (via === 'goto') w.stack[w.stack.length - 1] = f;
-          else w.stack.push(f);
-          return 'on';
-        }
+        case 'goto':
+          return this.enter(w, flow.kind === 'push' ? 'jump' : 'goto', flow.chain, ref, share);
       }
     }
     return 'on';
-  };
-
-  while (work.length > 0) {
-    const w = work.pop()!;
-    if (w.pending && runAlternative(w, w.pending.alt, w.pending.ref) === 'over') continue;
-    for (;;) {
-      const top = w.stack[w.stack.length - 1];
-      const rule = top?.rules[top.pos++];
-      if (rule === undefined) {
-        const cut = d.cutAt?.(top.chain);
-        if (cut) {
-          unknown(w, cut.ref, cut.reason);
-          break;
-        }
-        w.stack.pop();
-        if (w.stack.length === 0) {
-          policy(w);
-          break;
-        }
-        continue;
-      }
-      const ref = d.refOf(top.chain, rule);
-      const asked: { q: Question; holds: boolean }[] = [];
-      const alternatives = d.evaluate(top.chain, rule, w.b.st, (q) => {
-        const holds = env.run.answer(q);
-        asked.push({ q, holds });
-        return holds;
-      });
-      // Every undecided match this rule met is on the path: its answer is the scenario's condition.
-      for (const a of asked) w.b.steps.push({ ...stepAt(ref), code: 'assumed', condition: conditionOf({ question: a.q, holds: a.holds }) });
-      if (alternatives.length === 0) continue;
-      if (alternatives.length > 1 && env.budget.branches < alternatives.length) {
-        unknown(w, ref, { code: 'too-many-branches', limit: MAX_BRANCHES });
-        break;
-      }
-      const parts = splitBranch(w.b, alternatives, env.budget);
-      if (parts.length === 0) break; // every share was 0: nothing takes this road
-      // The other parts resume at the next rule of a copy of this frame stack, after their own effects.
-      for (const p of parts.slice(0, -1)) work.push({ b: p.branch, stack: w.stack.map((f) => ({ ...f })), pending: { alt: p.alt, ref } });
-      if (runAlternative(w, parts[parts.length - 1].alt, ref) === 'over') break;
-    }
   }
-  return results;
+
+  /** A jump (a new frame) or a goto (replaces the top frame) to a chain, if the evidence holds it. */
+  private enter(w: Work<C, R>, via: 'jump' | 'goto', chain: string, ref: StepRef, share: Share | undefined): Going {
+    w.b.steps.push({ ...stepAt(ref, share), code: via, target: chain });
+    const target = this.d.findChain(chain);
+    if (target === undefined) {
+      // A chain the evidence does not hold (cut out of a paste): what it does is unknown.
+      this.unknown(w, ref, { code: 'chain-missing', chain, via });
+      return 'over';
+    }
+    if (w.stack.length >= MAX_FRAMES) {
+      this.unknown(w, ref, { code: 'too-deep', limit: MAX_FRAMES });
+      return 'over';
+    }
+    const f = this.frame(target, w.b.st);
+    if (via === 'goto') w.stack[w.stack.length - 1] = f;
+    else w.stack.push(f);
+    return 'on';
+  }
+}
+
+/** Walk one base chain (and every chain it reaches) for a branch; one result per branch that leaves it. */
+export function walkChain<C, R>(d: ChainDialect<C, R>, entry: Entry<C>, start: Branch, env: WalkEnv): TableResult[] {
+  return new ChainWalk(d, entry, start, env).run();
 }

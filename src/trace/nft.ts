@@ -263,106 +263,145 @@ const natTo = (kind: 'dnat' | 'snat', addr: string | undefined, port: string | u
   return { kind: 'dnat', ...(ip ? { ip } : {}), ...(p !== undefined && Number.isFinite(p) ? { port: p } : {}) };
 };
 
-/** What one nft rule does: its expressions left to right. */
-export function evaluateNftRule(rule: NftRule, st: PathState, ctx: TraceContext, table: NftTable, chain: NftChain, ask: (q: Question) => boolean): readonly Alternative[] {
-  const local: PathState = { ...st };
-  const effects: Effect[] = [];
-  const tableName = nftTableName(table);
-  const askFor = (e: NftExpr): Ask => (u) =>
-    ask({
+type ExprOf<K extends NftExpr['kind']> = Extract<NftExpr, { readonly kind: K }>;
+
+/**
+ * One rule being evaluated: the packet as its statements so far left it (`local`: marks set
+ * earlier in the rule are seen by later matches), the effects so far, and where to ask what the
+ * dumps cannot decide.
+ */
+interface RuleEval {
+  readonly rule: NftRule;
+  readonly local: PathState;
+  readonly effects: Effect[];
+  readonly ctx: TraceContext;
+  readonly table: NftTable;
+  readonly chain: NftChain;
+  readonly ask: (q: Question) => boolean;
+}
+
+/** The scenario's question for an undecided match of expression `e`, located at the rule. */
+function askFor(r: RuleEval, e: NftExpr): Ask {
+  return (u) =>
+    r.ask({
       code: u.code,
-      key: u.key.startsWith('expr:') ? `${table.file}:${rule.line}:${u.key}` : u.key,
+      key: u.key.startsWith('expr:') ? `${r.table.file}:${r.rule.line}:${u.key}` : u.key,
       ...(u.subject !== undefined ? { subject: u.subject } : {}),
       match: exprText(e),
-      table: tableName,
-      chain: chain.name,
-      file: table.file,
-      line: rule.line,
+      table: nftTableName(r.table),
+      chain: r.chain.name,
+      file: r.table.file,
+      line: r.rule.line,
       ...(u.code === 'in-interface' || u.code === 'out-interface' ? { iface: { dir: u.code === 'in-interface' ? 'in' : 'out', pattern: u.key.split(':')[2] } } : {}),
     });
-  const done = (last: Effect | undefined): Alternative[] => [{ share: 1, effects: last ? [...effects, last] : effects }];
+}
+
+/** The rule ends here, certainly, with its effects so far and `last`. */
+const finish = (r: RuleEval, last: Effect | undefined): Alternative[] => [{ share: 1, effects: last ? [...r.effects, last] : r.effects }];
+
+/**
+ * A `numgen random mod N` map: one alternative per element, its share the values of the modulus it
+ * covers; values no element covers take no road (`missing`). `then`: the effects of an element,
+ * undefined for one that gives no alternative.
+ */
+function numgenAlternatives(elements: readonly NftElement[], key: { mod: number; offset: number }, then: (el: NftElement) => Effect[] | undefined): Alternative[] {
+  const mod = key.mod;
+  const { entries, missing } = numgenShares(elements, mod, key.offset);
+  const alts: Alternative[] = [];
+  if (missing > 0) alts.push({ share: missing / mod, note: { kind: 'numgen', key: '', probability: missing / mod }, missing: { values: missing, of: mod }, effects: [] });
+  for (const [el, n] of [...entries].reverse()) {
+    const effects = then(el);
+    if (effects === undefined) continue;
+    alts.push({ share: n / mod, note: { kind: 'numgen', key: el.key.join(' . '), probability: n / mod }, effects });
+  }
+  return alts;
+}
+
+/** A verdict map: the element the packet's key finds gives the verdict (a numgen key: shares of them). */
+function vmapAlternatives(r: RuleEval, e: ExprOf<'vmap'>): readonly Alternative[] {
+  const elements = resolveMap(r.table, e.map);
+  if (!elements) return finish(r, { kind: 'unknown', reason: { code: 'map-missing', map: mapRefText(e.map) } });
+  if (e.key.kind === 'numgen' && e.key.mode === 'random') {
+    return numgenAlternatives(elements, e.key, (el) => {
+      const v = el.value?.kind === 'verdict' ? verdictEffect(el.value) : undefined;
+      return v ? [...r.effects, v] : r.effects;
+    });
+  }
+  const key = evalOperand(e.key, r.local, r.ctx, askFor(r, e));
+  if (isUnknown(key)) return finish(r, { kind: 'unknown', reason: { code: 'not-evaluated', what: exprText(e) } });
+  const found = lookup(elements, key);
+  if (!found.element) {
+    if (found.unknown && !askFor(r, e)({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) })) return noMatch;
+    if (found.unknown) return finish(r, { kind: 'unknown', reason: { code: 'not-evaluated', what: exprText(e) } });
+    return noMatch;
+  }
+  const v = found.element.value?.kind === 'verdict' ? verdictEffect(found.element.value) : undefined;
+  if (!v) return noMatch;
+  const note = { kind: 'map' as const, map: e.map.kind === 'ref' ? e.map.name : null, key: found.element.key.join(' . '), ...(found.element.comment ? { comment: found.element.comment } : {}) };
+  return [{ share: 1, note, effects: [...r.effects, v] }];
+}
+
+/** dnat/snat, to a fixed address or through a map (a miss there lets the packet on, untranslated). */
+function natAlternatives(r: RuleEval, e: ExprOf<'dnat' | 'snat'>): readonly Alternative[] {
+  if (!e.map) {
+    const eff = natTo(e.kind, e.to?.addr, e.to?.port);
+    return finish(r, eff.kind === 'snat' ? { ...eff, flags: e.flags } : eff);
+  }
+  const elements = resolveMap(r.table, e.map.map);
+  if (!elements) return finish(r, { kind: 'unknown', reason: { code: 'map-missing', map: mapRefText(e.map.map) } });
+  if (e.map.key.kind === 'numgen') {
+    return numgenAlternatives(elements, e.map.key, (el) => (el.value?.kind === 'data' ? [...r.effects, natTo(e.kind, el.value.parts[0], el.value.parts[1])] : undefined));
+  }
+  const key = evalOperand(e.map.key, r.local, r.ctx, askFor(r, e));
+  const found = isUnknown(key) ? undefined : lookup(elements, key).element;
+  if (!found || found.value?.kind !== 'data') {
+    r.effects.push({ kind: 'nat-map-miss', nat: e.kind });
+    return [{ share: 1, effects: r.effects }];
+  }
+  return finish(r, natTo(e.kind, found.value.parts[0], found.value.parts[1]));
+}
+
+/** `meta|ct mark set V`: the mark the rest of the rule (and the walk) sees; undefined to go on, else the rule's end. */
+function setMark(r: RuleEval, e: ExprOf<'mark-set'>): readonly Alternative[] | undefined {
+  const v = evalOperand(e.expr, r.local, r.ctx, askFor(r, e));
+  const value = !isUnknown(v) && v.kind === 'num' ? v.n : e.expr.kind === 'value' ? nftNumber(e.expr.text) : undefined;
+  if (value === undefined) return finish(r, { kind: 'unknown', reason: { code: 'not-evaluated', what: `${e.target} mark set ${operandText(e.expr)}` } });
+  // mark = value: the machine's (mark & ~mask) ^ value with every bit masked.
+  const eff: Effect = { kind: 'mark', which: e.target, value: value >>> 0, mask: 0xffffffff };
+  if (e.target === 'ct') r.local.connmark = value >>> 0;
+  else r.local.mark = value >>> 0;
+  r.effects.push(eff);
+  return undefined;
+}
+
+/** What one nft rule does: its expressions left to right. */
+export function evaluateNftRule(rule: NftRule, st: PathState, ctx: TraceContext, table: NftTable, chain: NftChain, ask: (q: Question) => boolean): readonly Alternative[] {
+  const r: RuleEval = { rule, local: { ...st }, effects: [], ctx, table, chain, ask };
   let sawMatch = false;
   for (const e of rule.exprs) {
     switch (e.kind) {
       case 'match':
         sawMatch = true;
-        if (!evalMatch(e, local, ctx, table, askFor(e))) return noMatch;
+        if (!evalMatch(e, r.local, ctx, table, askFor(r, e))) return noMatch;
         break;
-      case 'vmap': {
-        const elements = resolveMap(table, e.map);
-        if (!elements) return done({ kind: 'unknown', reason: { code: 'map-missing', map: mapRefText(e.map) } });
-        if (e.key.kind === 'numgen' && e.key.mode === 'random') {
-          const mod = e.key.mod;
-          const { entries, missing } = numgenShares(elements, mod, e.key.offset);
-          const alts: Alternative[] = [];
-          if (missing > 0) alts.push({ share: missing / mod, note: { kind: 'numgen', key: '', probability: missing / mod }, missing: { values: missing, of: mod }, effects: [] });
-          for (const [el, n] of [...entries].reverse()) {
-            const v = el.value?.kind === 'verdict' ? verdictEffect(el.value) : undefined;
-            alts.push({ share: n / mod, note: { kind: 'numgen', key: el.key.join(' . '), probability: n / mod }, effects: v ? [...effects, v] : effects });
-          }
-          return alts;
-        }
-        const key = evalOperand(e.key, local, ctx, askFor(e));
-        if (isUnknown(key)) return done({ kind: 'unknown', reason: { code: 'not-evaluated', what: exprText(e) } });
-        const found = lookup(elements, key);
-        if (!found.element) {
-          if (found.unknown && !askFor(e)({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) })) return noMatch;
-          if (found.unknown) return done({ kind: 'unknown', reason: { code: 'not-evaluated', what: exprText(e) } });
-          return noMatch;
-        }
-        const v = found.element.value?.kind === 'verdict' ? verdictEffect(found.element.value) : undefined;
-        if (!v) return noMatch;
-        const note = { kind: 'map' as const, map: e.map.kind === 'ref' ? e.map.name : null, key: found.element.key.join(' . '), ...(found.element.comment ? { comment: found.element.comment } : {}) };
-        return [{ share: 1, note, effects: [...effects, v] }];
-      }
-      case 'verdict': {
-        const v = verdictEffect(e);
-        return done(v);
-      }
+      case 'vmap':
+        return vmapAlternatives(r, e);
+      case 'verdict':
+        return finish(r, verdictEffect(e));
       case 'reject':
-        return done({ kind: 'reject', ...(e.with !== undefined ? { with: e.with } : {}) });
+        return finish(r, { kind: 'reject', ...(e.with !== undefined ? { with: e.with } : {}) });
       case 'dnat':
-      case 'snat': {
-        if (e.map) {
-          const elements = resolveMap(table, e.map.map);
-          if (!elements) return done({ kind: 'unknown', reason: { code: 'map-missing', map: mapRefText(e.map.map) } });
-          if (e.map.key.kind === 'numgen') {
-            const { entries, missing } = numgenShares(elements, e.map.key.mod, e.map.key.offset);
-            const mod = e.map.key.mod;
-            const alts: Alternative[] = [];
-            if (missing > 0) alts.push({ share: missing / mod, note: { kind: 'numgen', key: '', probability: missing / mod }, missing: { values: missing, of: mod }, effects: [] });
-            for (const [el, n] of [...entries].reverse()) {
-              if (el.value?.kind !== 'data') continue;
-              alts.push({ share: n / mod, note: { kind: 'numgen', key: el.key.join(' . '), probability: n / mod }, effects: [...effects, natTo(e.kind, el.value.parts[0], el.value.parts[1])] });
-            }
-            return alts;
-          }
-          const key = evalOperand(e.map.key, local, ctx, askFor(e));
-          const found = isUnknown(key) ? undefined : lookup(elements, key).element;
-          if (!found || found.value?.kind !== 'data') {
-            effects.push({ kind: 'nat-map-miss', nat: e.kind });
-            return [{ share: 1, effects }];
-          }
-          return done(natTo(e.kind, found.value.parts[0], found.value.parts[1]));
-        }
-        const eff = natTo(e.kind, e.to?.addr, e.to?.port);
-        return done(eff.kind === 'snat' ? { ...eff, flags: e.flags } : eff);
-      }
+      case 'snat':
+        return natAlternatives(r, e);
       case 'masquerade':
-        return done({ kind: 'masquerade', flags: e.flags });
+        return finish(r, { kind: 'masquerade', flags: e.flags });
       case 'redirect': {
         const p = e.to?.port ? Number(e.to.port.split('-')[0]) : undefined;
-        return done({ kind: 'redirect', ...(p !== undefined && Number.isFinite(p) ? { port: p } : {}), flags: e.flags });
+        return finish(r, { kind: 'redirect', ...(p !== undefined && Number.isFinite(p) ? { port: p } : {}), flags: e.flags });
       }
       case 'mark-set': {
-        const v = evalOperand(e.expr, local, ctx, askFor(e));
-        const value = !isUnknown(v) && v.kind === 'num' ? v.n : e.expr.kind === 'value' ? nftNumber(e.expr.text) : undefined;
-        if (value === undefined) return done({ kind: 'unknown', reason: { code: 'not-evaluated', what: `${e.target} mark set ${operandText(e.expr)}` } });
-        // mark = value: the machine's (mark & ~mask) ^ value with every bit masked.
-        const eff: Effect = { kind: 'mark', which: e.target, value: value >>> 0, mask: 0xffffffff };
-        if (e.target === 'ct') local.connmark = value >>> 0;
-        else local.mark = value >>> 0;
-        effects.push(eff);
+        const end = setMark(r, e);
+        if (end) return end;
         break;
       }
       case 'counter':
@@ -372,17 +411,17 @@ export function evaluateNftRule(rule: NftRule, st: PathState, ctx: TraceContext,
       case 'statement':
         break;
       case 'limit':
-        if (!askFor(e)({ code: 'limit', key: `expr:${e.text}`, subject: e.rate })) return noMatch;
+        if (!askFor(r, e)({ code: 'limit', key: `expr:${e.text}`, subject: e.rate })) return noMatch;
         break;
       case 'xt':
       case 'unsupported':
-        if (!askFor(e)({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) })) return noMatch;
+        if (!askFor(r, e)({ code: 'not-evaluated', key: `expr:${exprText(e)}`, subject: exprText(e) })) return noMatch;
         break;
     }
   }
   // The rule ran to its end without a verdict: its effects apply and the walk goes on.
-  if (sawMatch) effects.push({ kind: 'matched' });
-  return effects.length ? [{ share: 1, effects }] : noMatch;
+  if (sawMatch) r.effects.push({ kind: 'matched' });
+  return r.effects.length ? [{ share: 1, effects: r.effects }] : noMatch;
 }
 
 /** `family name` as nft prints a table; a pasted fragment without a `table` line is `(no table)`. */

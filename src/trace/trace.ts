@@ -40,92 +40,142 @@ function rulesetFor(snapshot: NodeSnapshot, family: 4 | 6): Ruleset | undefined 
   return snapshot.rulesets.find((r) => r.family === family);
 }
 
-/** One run: the packet through every hook under one scenario's answers; its outcomes. */
-function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, start: PathState, run: ScenarioRun, assumed: TraceAssumption[]): TraceOutcome[] {
-  const env: RunEnv = { snapshot, rs: rulesetFor(snapshot, start.family), ctx, run, budget: { branches: MAX_BRANCHES }, assumed };
-  const first: Branch = { st: { ...start }, probability: 1, steps: [], claimed: false, masquerade: false };
-  const finished: Branch[] = [];
-  const delivered: { b: Branch; delivery: 'local' | 'forward' }[] = [];
+/**
+ * One run: the packet through every hook under one scenario's answers. Branches end on the way
+ * (`finished`: dropped, rejected, unknown, stopped by a kernel switch) or are delivered, locally
+ * or forwarded; each becomes an outcome.
+ */
+class ScenarioRoad {
+  private readonly env: RunEnv;
+  private readonly finished: Branch[] = [];
+  private readonly delivered: { b: Branch; delivery: 'local' | 'forward' }[] = [];
+  private readonly kernel: KernelSwitches;
+  /** A virtual server's address is on kube-ipvs0 by construction (see isLocalDst). */
+  private readonly kubeIpvs0: boolean;
 
-  // Locally generated packets are routed with iif lo (the kernel's flowi), arriving ones with their input interface.
-  const query = (b: Branch) => ({ src: b.st.src, mark: b.st.mark, ...(source.local ? { iif: 'lo' } : b.st.inInterface ? { iif: b.st.inInterface } : {}) });
-  // A virtual server's address is on kube-ipvs0 by construction: when the evidence has no kube-ipvs0
-  // (an ipvsadm dump alone), the address is taken as the node's, and the trace says so.
-  const kubeIpvs0 = snapshot.interfaces.some((i) => i.name === 'kube-ipvs0');
-  const isLocalDst = (b: Branch) => {
-    if (isLocalAddress(ctx, b.st.dst)) return true;
-    if (kubeIpvs0 || !virtualServerFor(snapshot, b.st)) return false;
-    assumed.push({ code: 'ipvs-address-local', address: formatIp(b.st.dst) });
+  constructor(
+    private readonly snapshot: NodeSnapshot,
+    private readonly ctx: TraceContext,
+    private readonly source: Source,
+    run: ScenarioRun,
+    private readonly assumed: TraceAssumption[],
+    family: 4 | 6,
+  ) {
+    this.env = { snapshot, rs: rulesetFor(snapshot, family), ctx, run, budget: { branches: MAX_BRANCHES }, assumed };
+    this.kernel = new KernelSwitches(snapshot, assumed, source.ip);
+    this.kubeIpvs0 = snapshot.interfaces.some((i) => i.name === 'kube-ipvs0');
+  }
+
+  outcomes(start: PathState): TraceOutcome[] {
+    const first: Branch = { st: { ...start }, probability: 1, steps: [], claimed: false, masquerade: false };
+    if (this.source.local) this.fromThisNode(first);
+    else this.arriving(first);
+    const outcomes: TraceOutcome[] = [];
+    for (const b of this.finished) outcomes.push(this.outcome(b, b.end?.verdict ?? 'DROP', b.end?.verdict === 'UNKNOWN' ? 'unknown' : 'stopped'));
+    for (const { b, delivery } of this.delivered) outcomes.push(this.outcome(b, b.st.dnatDone ? 'DNAT' : b.claimed ? 'ACCEPT' : 'NONE', delivery));
+    return mergeEnds(outcomes);
+  }
+
+  /** Locally generated packets are routed with iif lo (the kernel's flowi), arriving ones with their input interface. */
+  private query(b: Branch) {
+    return { src: b.st.src, mark: b.st.mark, ...(this.source.local ? { iif: 'lo' } : b.st.inInterface ? { iif: b.st.inInterface } : {}) };
+  }
+
+  /**
+   * Whether the destination is this node's. When the evidence has no kube-ipvs0 (an ipvsadm dump
+   * alone), a virtual server's address is taken as the node's, and the trace says so.
+   */
+  private isLocalDst(b: Branch): boolean {
+    if (isLocalAddress(this.ctx, b.st.dst)) return true;
+    if (this.kubeIpvs0 || !virtualServerFor(this.snapshot, b.st)) return false;
+    this.assumed.push({ code: 'ipvs-address-local', address: formatIp(b.st.dst) });
     return true;
-  };
-  const routeOut = (b: Branch) => {
-    const r = routeFor(snapshot, { ...query(b), dst: b.st.dst }).route;
+  }
+
+  private routeOut(b: Branch): void {
+    const r = routeFor(this.snapshot, { ...this.query(b), dst: b.st.dst }).route;
     if (r?.dev) b.st.outInterface = r.dev;
-  };
-  const kernel = new KernelSwitches(snapshot, assumed, source.ip);
+  }
+
   /** Branches the kernel lets through at a switch; the others end there. */
-  const through = (list: Branch[], pass: (b: Branch) => boolean) =>
-    list.filter((b) => {
+  private through(list: Branch[], pass: (b: Branch) => boolean): Branch[] {
+    return list.filter((b) => {
       if (pass(b)) return true;
-      finished.push(b);
+      this.finished.push(b);
       return false;
     });
-  /** The way out of a forwarded packet: the bridge it may go back out of, then the MTUs it crosses. */
-  const out = (list: Branch[]) => through(list, (b) => kernel.bridge(b)).map((b) => (kernel.mtu(b), b));
+  }
 
-  if (source.local) {
-    let after = runStages(env, 'OUTPUT', [first], finished);
-    after.forEach(routeOut);
-    after = through(after, (b) => isLocalAddress(ctx, b.st.dst) || kernel.rerouting(b, b.st.outInterface));
-    after = runStages(env, 'POSTROUTING', after, finished);
+  private stages(hook: Parameters<typeof runStages>[1], list: Branch[]): Branch[] {
+    return runStages(this.env, hook, list, this.finished);
+  }
+
+  /** OUTPUT, the reroute after it, POSTROUTING; then INPUT for the node's own addresses, else out. */
+  private fromThisNode(first: Branch): void {
+    const { ctx, kernel } = this;
+    let after = this.stages('OUTPUT', [first]);
+    for (const b of after) this.routeOut(b);
+    after = this.through(after, (b) => isLocalAddress(ctx, b.st.dst) || kernel.rerouting(b, b.st.outInterface));
+    after = this.stages('POSTROUTING', after);
     for (const b of after) {
       if (!isLocalAddress(ctx, b.st.dst)) kernel.mtu(b);
       if (isLocalAddress(ctx, b.st.dst)) {
-        for (const x of runStages(env, 'INPUT', [b], finished)) delivered.push({ b: x, delivery: 'local' });
-      } else delivered.push({ b, delivery: 'forward' });
+        for (const x of this.stages('INPUT', [b])) this.delivered.push({ b: x, delivery: 'local' });
+      } else this.delivered.push({ b, delivery: 'forward' });
     }
-  } else {
-    for (const b of runStages(env, 'PREROUTING', [first], finished)) {
-      if (isLocalDst(b)) {
+  }
+
+  /** PREROUTING, then the routing decision: INPUT (and IPVS) for the node's addresses, FORWARD and POSTROUTING for the rest. */
+  private arriving(first: Branch): void {
+    const { kernel } = this;
+    for (const b of this.stages('PREROUTING', [first])) {
+      if (this.isLocalDst(b)) {
         if (!kernel.routing(b, true)) {
-          finished.push(b);
+          this.finished.push(b);
           continue;
         }
-        for (const x of runStages(env, 'INPUT', [b], finished)) {
-          // IPVS sits at LOCAL_IN, after the filter table: a kube-ipvs0 VIP goes on to a real server.
-          const ipvs = ipvsStage(snapshot, x, env.budget);
-          if (!ipvs) {
-            delivered.push({ b: x, delivery: 'local' });
-            continue;
-          }
-          if (ipvs.length === 0) {
-            // ipvsStage ended the branch (refused: ICMP port unreachable, see ipvs.ts).
-            finished.push(x);
-            continue;
-          }
-          for (const y of ipvs) {
-            if (y.end) {
-              finished.push(y);
-              continue;
-            }
-            routeOut(y);
-            for (const z of runStages(env, 'POSTROUTING', [y], finished)) delivered.push({ b: z, delivery: 'forward' });
-          }
-        }
+        for (const x of this.stages('INPUT', [b])) this.localIn(x);
       } else {
-        routeOut(b);
+        this.routeOut(b);
         if (!kernel.routing(b, false)) {
-          finished.push(b);
+          this.finished.push(b);
           continue;
         }
-        const fwd = runStages(env, 'FORWARD', [b], finished);
-        for (const z of out(runStages(env, 'POSTROUTING', fwd, finished))) delivered.push({ b: z, delivery: 'forward' });
+        const fwd = this.stages('FORWARD', [b]);
+        // The way out of a forwarded packet: the bridge it may go back out of, then the MTUs it crosses.
+        const out = this.through(this.stages('POSTROUTING', fwd), (z) => kernel.bridge(z));
+        for (const z of out) {
+          kernel.mtu(z);
+          this.delivered.push({ b: z, delivery: 'forward' });
+        }
       }
     }
   }
 
-  const outcome = (b: Branch, verdict: Verdict, delivery: TraceOutcome['delivery']): TraceOutcome => {
-    const route = delivery === 'stopped' || delivery === 'unknown' ? null : describeRoute(snapshot, b.st.dst, query(b));
+  /** IPVS sits at LOCAL_IN, after the filter table: a kube-ipvs0 VIP goes on to a real server. */
+  private localIn(x: Branch): void {
+    const ipvs = ipvsStage(this.snapshot, x, this.env.budget);
+    if (!ipvs) {
+      this.delivered.push({ b: x, delivery: 'local' });
+      return;
+    }
+    if (ipvs.length === 0) {
+      // ipvsStage ended the branch (refused: ICMP port unreachable, see ipvs.ts).
+      this.finished.push(x);
+      return;
+    }
+    for (const y of ipvs) {
+      if (y.end) {
+        this.finished.push(y);
+        continue;
+      }
+      this.routeOut(y);
+      for (const z of this.stages('POSTROUTING', [y])) this.delivered.push({ b: z, delivery: 'forward' });
+    }
+  }
+
+  private outcome(b: Branch, verdict: Verdict, delivery: TraceOutcome['delivery']): TraceOutcome {
+    const route = delivery === 'stopped' || delivery === 'unknown' ? null : describeRoute(this.snapshot, b.st.dst, this.query(b));
     return {
       probability: b.probability,
       verdict,
@@ -139,11 +189,50 @@ function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, 
       ...(b.fate ? { fate: b.fate } : {}),
       steps: b.steps,
     };
+  }
+}
+
+/** One run: the packet through every hook under one scenario's answers; its outcomes. */
+function runScenario(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, start: PathState, run: ScenarioRun, assumed: TraceAssumption[]): TraceOutcome[] {
+  return new ScenarioRoad(snapshot, ctx, source, run, assumed, start.family).outcomes(start);
+}
+
+/** Every scenario's run (a run that meets a new undecided match queues the run with the other answer), up to MAX_SCENARIOS. */
+function runScenarios(snapshot: NodeSnapshot, ctx: TraceContext, source: Source, start: PathState): { results: ScenarioResult[]; notFollowed: number; assumed: TraceAssumption[] } {
+  const assumed: TraceAssumption[] = [];
+  const results: ScenarioResult[] = [];
+  const pending: Assignment[][] = [[]];
+  while (pending.length > 0 && results.length < MAX_SCENARIOS) {
+    const run = new ScenarioRun(pending.pop()!);
+    const outcomes = runScenario(snapshot, ctx, source, start, run, assumed);
+    results.push({ assignments: run.assignments, outcomes });
+    appendAll(pending, run.forks);
+  }
+  return { results, notFollowed: pending.length, assumed };
+}
+
+/** The scenarios not followed, as one more whose end is unknown: never a lost outcome. */
+function notFollowedOutcome(dest: Destination, notFollowed: number): TraceOutcome {
+  return {
+    probability: 1,
+    verdict: 'UNKNOWN',
+    destination: formatHostPort(formatIp(dest.ip), dest.port),
+    masquerade: false,
+    route: null,
+    conditions: [],
+    delivery: 'unknown',
+    unknown: { code: 'too-many-scenarios', limit: MAX_SCENARIOS, notFollowed },
+    steps: [],
   };
-  const outcomes: TraceOutcome[] = [];
-  for (const b of finished) outcomes.push(outcome(b, b.end?.verdict ?? 'DROP', b.end?.verdict === 'UNKNOWN' ? 'unknown' : 'stopped'));
-  for (const { b, delivery } of delivered) outcomes.push(outcome(b, b.st.dnatDone ? 'DNAT' : b.claimed ? 'ACCEPT' : 'NONE', delivery));
-  return mergeEnds(outcomes);
+}
+
+/** The interface an arriving packet comes in by: given, or the route back to its source (an assumption, said). */
+function inInterfaceOf(snapshot: NodeSnapshot, source: Source, given: string | undefined, assumptions: TraceAssumption[]): string | undefined {
+  if (given || source.local || snapshot.routes.length === 0) return given;
+  const back = lookupRoute(snapshot.routes, source.ip);
+  if (!back?.dev) return undefined;
+  assumptions.push({ code: 'in-interface', dev: back.dev });
+  return back.dev;
 }
 
 /** Trace one packet (one protocol). */
@@ -166,14 +255,7 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
   if (!rulesetFor(snapshot, family) && snapshot.nft.length === 0) assumptions.push({ code: 'no-ruleset', family });
   if (pin) assumptions.unshift(pin);
 
-  let inInterface = opts.inInterface;
-  if (!inInterface && !source.local && snapshot.routes.length > 0) {
-    const back = lookupRoute(snapshot.routes, source.ip);
-    if (back?.dev) {
-      inInterface = back.dev;
-      assumptions.push({ code: 'in-interface', dev: back.dev });
-    }
-  }
+  const inInterface = inInterfaceOf(snapshot, source, opts.inInterface, assumptions);
   const start: PathState = {
     family,
     protocol,
@@ -189,17 +271,7 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
     ...(inInterface && !source.local ? { inInterface } : {}),
   };
 
-  // One run per scenario: a run that meets a new undecided match queues the run with the other answer.
-  const assumed: TraceAssumption[] = [];
-  const results: ScenarioResult[] = [];
-  const pending: Assignment[][] = [[]];
-  while (pending.length > 0 && results.length < MAX_SCENARIOS) {
-    const run = new ScenarioRun(pending.pop()!);
-    const outcomes = runScenario(snapshot, ctx, source, start, run, assumed);
-    results.push({ assignments: run.assignments, outcomes });
-    appendAll(pending, run.forks);
-  }
-  const notFollowed = pending.length;
+  const { results, notFollowed, assumed } = runScenarios(snapshot, ctx, source, start);
   if (notFollowed > 0) assumptions.push({ code: 'too-many-scenarios', limit: MAX_SCENARIOS });
   const seen = new Set<string>();
   for (const a of assumed) {
@@ -211,19 +283,8 @@ export function tracePacket(snapshot: NodeSnapshot, resolution: Resolution | und
   }
   const { outcomes, scenarios } = flatten(mergeScenarios(results));
   if (notFollowed > 0) {
-    // The ways not followed are one more scenario whose end is unknown: never a lost outcome.
     scenarios.push({ conditions: [], outcomes: [outcomes.length], notFollowed });
-    outcomes.push({
-      probability: 1,
-      verdict: 'UNKNOWN',
-      destination: formatHostPort(formatIp(dest.ip), dest.port),
-      masquerade: false,
-      route: null,
-      conditions: [],
-      delivery: 'unknown',
-      unknown: { code: 'too-many-scenarios', limit: MAX_SCENARIOS, notFollowed },
-      steps: [],
-    });
+    outcomes.push(notFollowedOutcome(dest, notFollowed));
   }
 
   const services = resolution ? servicesAt(resolution, dest, protocol, ctx).map(serviceName) : [];

@@ -6,7 +6,7 @@ import type { ServicePort } from '../../kube/types.js';
 import { tracePacket, type SourceSpec } from '../../trace/trace.js';
 import type { TraceProtocol } from '../../trace/packet.js';
 import type { TraceStep } from '../../trace/types.js';
-import { createRule } from '../rule.js';
+import { createRule, type RuleContext } from '../rule.js';
 import { jumpTarget, ruleRelated, type LintContext } from '../context.js';
 
 /** Built-in chains where kube-proxy hooks its jumps, per table. */
@@ -78,6 +78,124 @@ function nodeIp(ctx: LintContext, family: 4 | 6): Ip | undefined {
   return undefined;
 }
 
+/** Where a probe of a Service goes (its VIP, or a node address and its NodePort); undefined: none. */
+type Destination = (s: ServicePort) => { ip: Ip; port: number } | undefined;
+
+/**
+ * Up to MAX_PROBES Services to probe from one source: those a candidate's own destination
+ * conditions point at first (up to half), then the first Services.
+ */
+function probesFrom(candidates: readonly Rule[], services: readonly ServicePort[], from: SourceSpec, fromLabel: string, dests: Destination): Probe[] {
+  const chosen = new Set<ServicePort>();
+  for (const r of candidates) {
+    for (const s of services) {
+      if (chosen.size >= MAX_PROBES / 2) break;
+      const d = dests(s);
+      if (d && s.protocol !== null && !chosen.has(s) && mayMatch(r, d.ip, s.protocol, d.port) && r.matches.some((m) => (m.kind === 'address' && m.dir === 'dst') || (m.kind === 'port' && m.dir === 'dst'))) chosen.add(s);
+    }
+  }
+  for (const s of services) {
+    if (chosen.size >= MAX_PROBES) break;
+    if (dests(s)) chosen.add(s);
+  }
+  const probes: Probe[] = [];
+  for (const s of chosen) {
+    const d = dests(s)!;
+    probes.push({ service: s, from, fromLabel, ip: d.ip, port: d.port });
+  }
+  return probes;
+}
+
+/** Probes to this ruleset's iptables-mode Services: from a pod and from the node to VIPs, from outside to NodePorts. */
+function probesOf(ctx: LintContext, rs: Ruleset, candidates: readonly Rule[]): Probe[] {
+  const services = ctx.resolution.services.filter((s) => s.mode === 'iptables' && s.family === rs.family && s.clusterIP !== null);
+  const vip: Destination = (s) => {
+    const ip = s.clusterIP ? parseIp(s.clusterIP) : undefined;
+    return ip ? { ip, port: s.port } : undefined;
+  };
+  const probes = probesFrom(candidates, services, 'pod', 'a pod', vip);
+  const node = nodeIp(ctx, rs.family);
+  if (node) {
+    for (const p of probesFrom(candidates, services, 'node', 'the node', vip)) probes.push(p);
+    for (const p of probesFrom(candidates, services, 'external', 'outside', (s) => (s.nodePort !== null ? { ip: node, port: s.nodePort } : undefined))) probes.push(p);
+  }
+  return probes;
+}
+
+/** A candidate that decided probes' fate: the first such probe, how it decided, and how many traced paths. */
+interface Hit {
+  readonly probe: Probe;
+  readonly verdict: string;
+  count: number;
+}
+
+type Outcomes = ReturnType<typeof tracePacket>['outcomes'];
+
+/**
+ * The candidates that decide a traced packet's fate in a built-in chain before it reaches any
+ * kube-proxy chain of that table, added to `hits`.
+ */
+function addDecisions(outcomes: Outcomes, rs: Ruleset, byLine: ReadonlyMap<number, Rule>, probe: Probe, hits: Map<Rule, Hit>): void {
+  // Rules whose match the trace could not decide (each scenario answers it one way: an `assumed`
+  // step). A path that passed such a rule before reaching the candidate holds only under an
+  // assumption: it does not count. Later undecided matches (e.g. POSTROUTING) do not matter.
+  const undecided = new Set<string>();
+  for (const o of outcomes) for (const st of o.steps) if (st.rule !== null && st.code === 'assumed') undecided.add(`${st.file}\0${st.rule}`);
+  for (const o of outcomes) {
+    const steps = o.steps;
+    for (let i = 0; i < steps.length; i++) {
+      const st = steps[i];
+      if (st.rule !== null && undecided.has(`${st.file}\0${st.rule}`)) break;
+      if (st.rule === null || st.file !== rs.file || !BUILTIN.has(st.chain)) continue;
+      const r = byLine.get(st.rule);
+      if (!r || r.chain !== st.chain || r.table !== st.table) continue;
+      // The steps the candidate's chain (and the chains it reaches) took before the packet left the table.
+      let k = i + 1;
+      let reachedKube = false;
+      while (k < steps.length && steps[k].table === st.table && (steps[k].chain === st.chain || !BUILTIN.has(steps[k].chain))) {
+        if (isKubeChain(steps[k].chain)) reachedKube = true;
+        k++;
+      }
+      if (reachedKube) continue;
+      const verdict = DECIDES[steps[k - 1].code];
+      if (!verdict) continue;
+      const h = hits.get(r);
+      if (h) h.count++;
+      else hits.set(r, { probe, verdict, count: 1 });
+    }
+  }
+}
+
+function reportHit(ctx: RuleContext, rs: Ruleset, r: Rule, h: Hit): void {
+  const j = jumpTarget(r);
+  const owner = j ? chainOwner(j) : 'a non-kube-proxy';
+  const dest = `${h.probe.ip.family === 6 ? `[${formatIp(h.probe.ip)}]` : formatIp(h.probe.ip)}:${h.probe.port}/${h.probe.service.protocol}`;
+  const label = ctx.serviceLabel(h.probe.service);
+  const firstKube = r.table && rs.tables.find((t) => t.name === r.table)?.chainsByName.get(r.chain)?.rules.find((x) => {
+    const t = jumpTarget(x);
+    return t !== undefined && isKubeChain(t);
+  });
+  ctx.report({
+    messageId: 'decides',
+    data: {
+      owner: owner === 'unknown' ? 'a non-kube-proxy' : owner === 'a non-kube-proxy' ? owner : `a ${owner}`,
+      table: r.table,
+      chain: r.chain,
+      verdict: h.verdict,
+      from: h.probe.fromLabel,
+      service: label,
+      dest,
+      more: h.count > 1 ? ` (${h.count} traced paths in all)` : '',
+    },
+    file: r.file,
+    line: r.line,
+    column: r.column,
+    text: r.raw,
+    service: label,
+    related: firstKube ? [ruleRelated(firstKube)] : [],
+  });
+}
+
 export default createRule({
   id: 'foreign-rule-before-kube',
   meta: {
@@ -105,40 +223,8 @@ export default createRule({
       const candidates = candidatesOf(rs);
       if (candidates.length === 0) continue;
       const byLine = new Map<number, Rule>(candidates.map((r) => [r.line, r]));
-      const services = ctx.resolution.services.filter((s) => s.mode === 'iptables' && s.family === rs.family && s.clusterIP !== null);
-      const probes: Probe[] = [];
-      const addProbes = (from: SourceSpec, fromLabel: string, dests: (s: ServicePort) => { ip: Ip; port: number } | undefined) => {
-        const chosen = new Set<ServicePort>();
-        // Services a candidate's own conditions point at first, then the first Services.
-        for (const r of candidates) {
-          for (const s of services) {
-            if (chosen.size >= MAX_PROBES / 2) break;
-            const d = dests(s);
-            if (d && s.protocol !== null && !chosen.has(s) && mayMatch(r, d.ip, s.protocol, d.port) && r.matches.some((m) => (m.kind === 'address' && m.dir === 'dst') || (m.kind === 'port' && m.dir === 'dst'))) chosen.add(s);
-          }
-        }
-        for (const s of services) {
-          if (chosen.size >= MAX_PROBES) break;
-          if (dests(s)) chosen.add(s);
-        }
-        for (const s of chosen) {
-          const d = dests(s)!;
-          probes.push({ service: s, from, fromLabel, ip: d.ip, port: d.port });
-        }
-      };
-      const vip = (s: ServicePort) => {
-        const ip = s.clusterIP ? parseIp(s.clusterIP) : undefined;
-        return ip ? { ip, port: s.port } : undefined;
-      };
-      addProbes('pod', 'a pod', vip);
-      const node = nodeIp(ctx, rs.family);
-      if (node) {
-        addProbes('node', 'the node', vip);
-        addProbes('external', 'outside', (s) => (s.nodePort !== null ? { ip: node, port: s.nodePort } : undefined));
-      }
-      const reported = new Set<Rule>();
-      const hits = new Map<Rule, { probe: Probe; verdict: string; count: number }>();
-      for (const p of probes) {
+      const hits = new Map<Rule, Hit>();
+      for (const p of probesOf(ctx, rs, candidates)) {
         let trace;
         try {
           trace = tracePacket(ctx.snapshot, ctx.resolution, { ip: p.ip, ipText: formatIp(p.ip), port: p.port }, p.service.protocol as TraceProtocol, {
@@ -148,66 +234,9 @@ export default createRule({
         } catch {
           continue;
         }
-        // Rules whose match the trace could not decide (each scenario answers it one way: an `assumed`
-        // step). A path that passed such a rule before reaching the candidate holds only under an
-        // assumption: it does not count. Later undecided matches (e.g. POSTROUTING) do not matter.
-        const undecided = new Set<string>();
-        for (const o of trace.outcomes) for (const st of o.steps) if (st.rule !== null && st.code === 'assumed') undecided.add(`${st.file}\0${st.rule}`);
-        for (const o of trace.outcomes) {
-          const steps = o.steps;
-          for (let i = 0; i < steps.length; i++) {
-            const st = steps[i];
-            if (st.rule !== null && undecided.has(`${st.file}\0${st.rule}`)) break;
-            if (st.rule === null || st.file !== rs.file || !BUILTIN.has(st.chain)) continue;
-            const r = byLine.get(st.rule);
-            if (!r || r.chain !== st.chain || r.table !== st.table) continue;
-            let k = i + 1;
-            let reachedKube = false;
-            while (k < steps.length && steps[k].table === st.table && (steps[k].chain === st.chain || !BUILTIN.has(steps[k].chain))) {
-              if (isKubeChain(steps[k].chain)) reachedKube = true;
-              k++;
-            }
-            if (reachedKube) continue;
-            const last = steps[k - 1];
-            const verdict = DECIDES[last.code];
-            if (!verdict) continue;
-            const h = hits.get(r);
-            if (h) h.count++;
-            else hits.set(r, { probe: p, verdict, count: 1 });
-          }
-        }
+        addDecisions(trace.outcomes, rs, byLine, p, hits);
       }
-      for (const [r, h] of hits) {
-        if (reported.has(r)) continue;
-        reported.add(r);
-        const j = jumpTarget(r);
-        const owner = j ? chainOwner(j) : 'a non-kube-proxy';
-        const dest = `${h.probe.ip.family === 6 ? `[${formatIp(h.probe.ip)}]` : formatIp(h.probe.ip)}:${h.probe.port}/${h.probe.service.protocol}`;
-        const label = ctx.serviceLabel(h.probe.service);
-        const firstKube = r.table && rs.tables.find((t) => t.name === r.table)?.chainsByName.get(r.chain)?.rules.find((x) => {
-          const t = jumpTarget(x);
-          return t !== undefined && isKubeChain(t);
-        });
-        ctx.report({
-          messageId: 'decides',
-          data: {
-            owner: owner === 'unknown' ? 'a non-kube-proxy' : owner === 'a non-kube-proxy' ? owner : `a ${owner}`,
-            table: r.table,
-            chain: r.chain,
-            verdict: h.verdict,
-            from: h.probe.fromLabel,
-            service: label,
-            dest,
-            more: h.count > 1 ? ` (${h.count} traced paths in all)` : '',
-          },
-          file: r.file,
-          line: r.line,
-          column: r.column,
-          text: r.raw,
-          service: label,
-          related: firstKube ? [ruleRelated(firstKube)] : [],
-        });
-      }
+      for (const [r, h] of hits) reportHit(ctx, rs, r, h);
     }
   },
 });

@@ -1,7 +1,7 @@
 import type { Match, Rule } from '../../model/netfilter.js';
 import { isTerminal } from '../../model/netfilter.js';
 import { chainOwner } from '../../kube/chains.js';
-import { createRule } from '../rule.js';
+import { createRule, type RuleContext } from '../rule.js';
 import { ruleRelated } from '../context.js';
 import { serviceLabelOf, serviceOfRule } from '../util.js';
 
@@ -86,6 +86,118 @@ function isDuplicate(a: Rule, b: Rule): boolean {
 /** Upper bound on condition subsets tried per rule (keeps the check linear; beyond it, findings may be missed, never invented). */
 const MAX_COMBINATIONS = 4096;
 
+/** An earlier rule that covers a later one: it catches every packet (`terminal`), or is the same jump. */
+interface Cover {
+  readonly by: Rule;
+  readonly kind: Kind;
+}
+
+/**
+ * The rules of one chain that can shadow later ones, indexed by their condition signature and
+ * what they do (`|T` terminal, `|J<chain>` a jump), with every condition key they use and the
+ * prefix lengths of their addresses (to find a later rule's address inside an earlier one's).
+ */
+class ShadowIndex {
+  private readonly index = new Map<string, Rule>();
+  private readonly seenKeys = new Set<string>();
+  /** `${dir}${family}` → prefix lengths used by indexed rules. */
+  private readonly prefixes = new Map<string, Set<number>>();
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** The earlier rule that covers `r`, if any. */
+  coverOf(r: Rule): Cover | undefined {
+    const term = this.earlierTerminal(this.optionsOf(r));
+    if (term) return { by: term, kind: 'terminal' };
+    // A jump is only reported as redundant when the earlier rule is the same rule (an agent that
+    // appended its rules twice): a wider earlier jump to the same chain is a common, harmless pattern
+    // (kube-proxy's KUBE-FW chains list load-balancer IPs inside the source ranges).
+    const target = r.target && r.target.kind === 'jump' ? r.target.chain : undefined;
+    if (!target) return undefined;
+    const own = keysOf(r, true);
+    const j = own ? this.index.get(`${own.join('\u0001')}|J${target}`) : undefined;
+    return j ? { by: j, kind: 'jump' } : undefined;
+  }
+
+  /** Per condition of `r` an earlier rule also has: the keys (its own, or a wider address) an earlier rule may have used. */
+  private optionsOf(r: Rule): string[][] {
+    const options: string[][] = [];
+    const seenMatch = new Set<string>();
+    for (const m of r.matches) {
+      const k = keyOf(m);
+      if (k === null || k === undefined || seenMatch.has(k)) continue;
+      seenMatch.add(k);
+      const opts: string[] = [];
+      if (this.seenKeys.has(k)) opts.push(k);
+      if (m.kind === 'address' && m.cidr) for (const a of addressAncestors(m, this.prefixes.get(`${m.dir}${m.cidr.family}`))) if (this.seenKeys.has(a)) opts.push(a);
+      if (opts.length) options.push(opts);
+    }
+    return options;
+  }
+
+  /** An earlier terminal rule whose conditions are a subset of the options (each left out, or one picked), up to MAX_COMBINATIONS tries. */
+  private earlierTerminal(options: readonly string[][]): Rule | undefined {
+    let found: Rule | undefined;
+    let budget = MAX_COMBINATIONS;
+    const pick: string[] = [];
+    const walk = (i: number): void => {
+      if (found || budget <= 0) return;
+      if (i === options.length) {
+        budget--;
+        const sig = [...pick].sort().join('\u0001');
+        found = this.index.get(`${sig}|T`);
+        return;
+      }
+      walk(i + 1); // condition not in the earlier rule
+      for (const o of options[i]) {
+        pick.push(o);
+        walk(i + 1);
+        pick.pop();
+      }
+    };
+    walk(0);
+    return found;
+  }
+
+  /** Index `r` when it can shadow later rules (it ends the packet's walk here, or jumps). */
+  add(r: Rule): void {
+    const t = r.target;
+    if (!t) return;
+    const kind: Kind | undefined = isTerminal(t) || t.kind === 'goto' || t.kind === 'return' ? 'terminal' : t.kind === 'jump' ? 'jump' : undefined;
+    if (!kind) return;
+    const keys = keysOf(r, true);
+    if (!keys) return;
+    const sig = `${keys.join('\u0001')}|${kind === 'terminal' ? 'T' : `J${(t as { chain: string }).chain}`}`;
+    if (this.index.has(sig)) return;
+    this.index.set(sig, r);
+    for (const k of keys) this.seenKeys.add(k);
+    for (const m of r.matches) {
+      if (m.kind !== 'address' || m.negated || !m.cidr) continue;
+      const pk = `${m.dir}${m.cidr.family}`;
+      let s = this.prefixes.get(pk);
+      if (!s) this.prefixes.set(pk, (s = new Set()));
+      s.add(m.cidr.prefix);
+    }
+  }
+}
+
+function reportCover(ctx: RuleContext, chain: string, r: Rule, { by, kind }: Cover): void {
+  const target = r.target && r.target.kind === 'jump' ? r.target.chain : undefined;
+  const action = by.target?.kind === 'goto' ? `goto ${by.target.chain}` : (by.target?.kind ?? '').toUpperCase();
+  ctx.report({
+    messageId: kind === 'terminal' ? 'shadowed' : 'redundant',
+    data: { line: by.line, chain, action, target: target ?? '' },
+    file: r.file,
+    line: r.line,
+    column: r.column,
+    text: r.raw,
+    ...serviceLabelOf(ctx, serviceOfRule(ctx, r)),
+    related: [ruleRelated(by)],
+  });
+}
+
 export default createRule({
   id: 'shadowed-rule',
   meta: {
@@ -118,89 +230,13 @@ export default createRule({
       for (const c of t.table.chains) {
         if (c.rules.length < 2) continue;
         const kubeOwned = !c.builtin && chainOwner(c.name) === 'kube-proxy';
-        /** signature|kind → first rule with it. */
-        const index = new Map<string, Rule>();
-        const seenKeys = new Set<string>();
-        const prefixes = new Map<string, Set<number>>(); // `${dir}${family}` → prefix lengths used by indexed rules
+        const index = new ShadowIndex();
         for (const r of c.rules) {
-          // 1. Is r covered by an earlier indexed rule?
-          if (index.size > 0) {
-            const target = r.target && r.target.kind === 'jump' ? r.target.chain : undefined;
-            const options: string[][] = [];
-            const seenMatch = new Set<string>();
-            for (const m of r.matches) {
-              const k = keyOf(m);
-              if (k === null || k === undefined || seenMatch.has(k)) continue;
-              seenMatch.add(k);
-              const opts: string[] = [];
-              if (seenKeys.has(k)) opts.push(k);
-              if (m.kind === 'address' && m.cidr) for (const a of addressAncestors(m, prefixes.get(`${m.dir}${m.cidr.family}`))) if (seenKeys.has(a)) opts.push(a);
-              if (opts.length) options.push(opts);
-            }
-            let found: { by: Rule; kind: Kind } | undefined;
-            let budget = MAX_COMBINATIONS;
-            const pick: string[] = [];
-            const walk = (i: number): void => {
-              if (found || budget <= 0) return;
-              if (i === options.length) {
-                budget--;
-                const sig = [...pick].sort().join('\u0001');
-                const term = index.get(`${sig}|T`);
-                if (term) found = { by: term, kind: 'terminal' };
-                return;
-              }
-              walk(i + 1); // condition not in the earlier rule
-              for (const o of options[i]) {
-                pick.push(o);
-                walk(i + 1);
-                pick.pop();
-              }
-            };
-            walk(0);
-            // A jump is only reported as redundant when the earlier rule is the same rule (an agent that
-            // appended its rules twice): a wider earlier jump to the same chain is a common, harmless pattern
-            // (kube-proxy's KUBE-FW chains list load-balancer IPs inside the source ranges).
-            if (!found && target) {
-              const own = keysOf(r, true);
-              const j = own ? index.get(`${own.join('\u0001')}|J${target}`) : undefined;
-              if (j) found = { by: j, kind: 'jump' };
-            }
-            // kube-proxy itself writes exact duplicates in its own chains (the health-check NodePort ACCEPT
-            // once per port of a multi-port Service): harmless, not reported there.
-            if (found && kubeOwned && isDuplicate(found.by, r)) found = undefined;
-            if (found) {
-              const by = found.by;
-              const action = by.target?.kind === 'goto' ? `goto ${by.target.chain}` : (by.target?.kind ?? '').toUpperCase();
-              ctx.report({
-                messageId: found.kind === 'terminal' ? 'shadowed' : 'redundant',
-                data: { line: by.line, chain: c.name, action, target: target ?? '' },
-                file: r.file,
-                line: r.line,
-                column: r.column,
-                text: r.raw,
-                ...serviceLabelOf(ctx, serviceOfRule(ctx, r)),
-                related: [ruleRelated(by)],
-              });
-            }
-          }
-          // 2. Index r when it can shadow later rules.
-          const t2 = r.target;
-          if (!t2) continue;
-          const kind: Kind | undefined = isTerminal(t2) || t2.kind === 'goto' || t2.kind === 'return' ? 'terminal' : t2.kind === 'jump' ? 'jump' : undefined;
-          if (!kind) continue;
-          const keys = keysOf(r, true);
-          if (!keys) continue;
-          const sig = `${keys.join('\u0001')}|${kind === 'terminal' ? 'T' : `J${(t2 as { chain: string }).chain}`}`;
-          if (index.has(sig)) continue;
-          index.set(sig, r);
-          for (const k of keys) seenKeys.add(k);
-          for (const m of r.matches) {
-            if (m.kind !== 'address' || m.negated || !m.cidr) continue;
-            const pk = `${m.dir}${m.cidr.family}`;
-            let s = prefixes.get(pk);
-            if (!s) prefixes.set(pk, (s = new Set()));
-            s.add(m.cidr.prefix);
-          }
+          const found = index.size > 0 ? index.coverOf(r) : undefined;
+          // kube-proxy itself writes exact duplicates in its own chains (the health-check NodePort ACCEPT
+          // once per port of a multi-port Service): harmless, not reported there.
+          if (found && !(kubeOwned && isDuplicate(found.by, r))) reportCover(ctx, c.name, r, found);
+          index.add(r);
         }
       }
     }
