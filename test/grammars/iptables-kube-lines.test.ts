@@ -109,9 +109,12 @@ describe('token-free reading of kube-proxy lines: variations (constructed)', () 
       fc.property(shape, fc.constantFrom('nat', 'filter'), (line, table) => {
         const decoded = expectSameReadings(dump(line, table));
         decodedTotal += decoded;
-        expect(decoded).toBe(decodeKubeRule(line) === undefined ? 0 : 1);
+        // The reader removes every \r from a line before either reading sees it (splitInput(): CRLF
+        // dumps, and a stray CR anywhere), so the shape to expect is the line without them.
+        expect(decoded).toBe(decodeKubeRule(line.replace(/\r/g, '')) === undefined ? 0 : 1);
       }),
-      { numRuns: 400 },
+      // A CI run's counterexample (seed 149315733): a CR inside the comment, removed by the reader.
+      { numRuns: 400, examples: [['-A KUBE-SVC-2AAA2AAA2AA2A2AA -m comment --comment "\r"', 'nat']] },
     );
     expect(decodedTotal).toBeGreaterThan(100);
   });
